@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "nb",
+  platforms: [.macOS(.v13), .iOS(.v16)],
+  products: [
+    .executable(name: "nb", targets: ["nb"]),
+    .library(name: "NoteStore", targets: ["NoteStore"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
+  ],
+  targets: [
+    // libgit2 from the system (Debian: libgit2-dev); only GitKit imports it.
+    .systemLibrary(
+      name: "CLibGit2",
+      pkgConfig: "libgit2",
+      providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
+    ),
+    .target(name: "GitKit", dependencies: ["CLibGit2"]),
+    .target(
+      name: "NoteStore",
+      dependencies: [
+        "GitKit",
+        .product(name: "Yams", package: "Yams"),
+        .product(name: "Stencil", package: "Stencil"),
+      ]
+    ),
+    .target(
+      name: "NBCLI",
+      dependencies: [
+        "NoteStore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(name: "nb", dependencies: ["NBCLI"]),
+    .executableTarget(name: "nb-bench", dependencies: ["NoteStore", "NBTestSupport"]),
+    // Not a product: helpers shared by the test targets and the benchmark.
+    .target(name: "NBTestSupport", dependencies: ["GitKit"]),
+    .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
+    .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "NBTestSupport"]),
+    .testTarget(name: "NBCLITests", dependencies: ["NBTestSupport"]),
+  ],
+  swiftLanguageModes: [.v5]
+)
