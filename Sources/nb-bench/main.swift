@@ -1,1 +1,247 @@
-print("bench")
+// nb-bench: save / list / show latency of nb against the git CLI, in one run, on repositories of 1k–100k notes.
+// Run in release mode: swift run -c release nb-bench [--sizes 1000,10000] [--samples 25]
+import Foundation
+import NoteStore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+struct Options {
+  var sizes = [1_000, 10_000, 100_000]
+  var samples = 25
+  var nbBinary: String
+  var workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("nb-bench").path
+  var keep = false
+
+  init(arguments: [String]) {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    nbBinary = executable.deletingLastPathComponent().appendingPathComponent("nb").path
+    var iterator = arguments.makeIterator()
+    while let argument = iterator.next() {
+      switch argument {
+      case "--sizes": sizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
+      case "--samples": samples = Int(iterator.next() ?? "") ?? samples
+      case "--nb": nbBinary = iterator.next() ?? nbBinary
+      case "--work": workDirectory = iterator.next() ?? workDirectory
+      case "--keep": keep = true
+      default:
+        FileHandle.standardError.write(
+          Data("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep]\n".utf8))
+        exit(2)
+      }
+    }
+  }
+}
+
+/// One child process's wall time and peak memory, from wait4's rusage (exact per child, unlike RUSAGE_CHILDREN).
+struct Run {
+  var seconds: Double
+  var maxRSSKiB: Int
+  var status: Int32
+}
+
+/// Runs a process; `cwd` is handed to git as `-C` (posix_spawn has no portable chdir action).
+func spawn(_ arguments: [String], cwd: String, environment: [String: String] = [:]) -> Run {
+  var arguments = arguments
+  if arguments[0] == "git" { arguments.insert(contentsOf: ["-C", cwd], at: 1) }
+  var env = ProcessInfo.processInfo.environment
+  for (key, value) in environment { env[key] = value }
+  env["NO_COLOR"] = "1"
+  let argv = arguments.map { strdup($0) } + [nil]
+  let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+  defer {
+    argv.forEach { free($0) }
+    envp.forEach { free($0) }
+  }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+  var pid = pid_t()
+  let start = DispatchTime.now().uptimeNanoseconds
+  let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+  guard rc == 0 else {
+    fatalError("cannot run \(arguments[0]): \(String(cString: strerror(rc)))")
+  }
+  var status: Int32 = 0
+  var usage = rusage()
+  wait4(pid, &status, 0, &usage)
+  let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  return Run(seconds: elapsed, maxRSSKiB: Int(usage.ru_maxrss), status: (status >> 8) & 0xff)
+}
+
+func must(_ run: Run, _ what: String) -> Run {
+  if run.status != 0 { fatalError("\(what) exited with status \(run.status)") }
+  return run
+}
+
+func time(_ body: () throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+  let sorted = values.sorted()
+  guard !sorted.isEmpty else { return .nan }
+  let index = min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))
+  return sorted[index]
+}
+
+func ms(_ seconds: Double) -> String { String(format: "%.1f", seconds * 1000) }
+
+func selfMaxRSSKiB() -> Int {
+  var usage = rusage()
+  getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+  return Int(usage.ru_maxrss)
+}
+
+/// Lays out `count` notes in nested notebooks (10 top-level, 10 children each), as nb would write them, then
+/// commits them with the git CLI (setup only; nothing here is measured).
+func buildRepository(at root: String, count: Int) throws {
+  try? FileManager.default.removeItem(atPath: root)
+  let notes = try NoteRepository.initialize(at: URL(fileURLWithPath: root))
+  let stamp = "2026-11-22T10:15:03+01:00"
+  for i in 0..<count {
+    let directory = "\(root)/area-\(i % 10)/topic-\((i / 10) % 10)"
+    if i < 100 { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+    let text = """
+      ---
+      id: \(NoteID.make())
+      title: Note \(i)
+      created: \(stamp)
+      updated: \(stamp)
+      tags: [t\(i % 50), bench]
+      ---
+      # Note \(i)
+
+      Some text for note \(i), long enough to look like a real note with a couple of sentences in it.
+
+      """
+    try text.write(toFile: "\(directory)/note-\(i).md", atomically: false, encoding: .utf8)
+  }
+  _ = notes
+  _ = must(spawn(["git", "add", "-A"], cwd: root), "git add -A")
+  _ = must(spawn(["git", "commit", "-q", "-m", "bench: \(count) notes"], cwd: root), "git commit")
+  // A first list fills nb's device-local cache, as any earlier command on a real machine would have.
+  _ = must(spawn([nbPath, "list", "--dir", root], cwd: root), "nb list")
+}
+
+var nbPath = ""
+
+struct Row {
+  var name: String
+  var p50: Double
+  var p95: Double
+  var rssKiB: Int?
+  var versus: String = ""
+}
+
+func report(size: Int, rows: [Row]) {
+  print("\n### \(size) notes\n")
+  print("| operation | p50 ms | p95 ms | peak RSS MiB | vs git CLI (p50) |")
+  print("|---|---:|---:|---:|---|")
+  for row in rows {
+    let rss = row.rssKiB.map { String(format: "%.1f", Double($0) / 1024) } ?? ""
+    print("| \(row.name) | \(ms(row.p50)) | \(ms(row.p95)) | \(rss) | \(row.versus) |")
+  }
+  fflush(stdout)
+}
+
+func benchmark(size: Int, options: Options) throws {
+  let root = "\(options.workDirectory)/repo-\(size)"
+  let setup = try time { try buildRepository(at: root, count: size) }
+  FileHandle.standardError.write(Data("built \(size) notes in \(String(format: "%.1f", setup)) s\n".utf8))
+  let samples = options.samples
+  var rows: [Row] = []
+
+  // git CLI: the same save (a new file, then git add <file> && git commit), timing both processes.
+  var gitAdd: [Double] = []
+  for i in 0..<samples {
+    let relative = "area-\(i % 10)/git-\(i).md"
+    try "---\ntitle: Git \(i)\n---\nbody\n".write(toFile: "\(root)/\(relative)", atomically: false, encoding: .utf8)
+    let add = must(spawn(["git", "add", relative], cwd: root), "git add")
+    let commit = must(spawn(["git", "commit", "-q", "-m", "git \(i)"], cwd: root), "git commit")
+    gitAdd.append(add.seconds + commit.seconds)
+  }
+  let gitP50 = percentile(gitAdd, 0.5)
+  rows.append(Row(name: "git add <file> && git commit (2 processes)", p50: gitP50, p95: percentile(gitAdd, 0.95)))
+  var gitEdit: [Double] = []
+  for i in 0..<samples {
+    let relative = "area-1/topic-1/note-\(11 + 100 * (i % max(1, size / 100))).md"
+    let handle = FileHandle(forWritingAtPath: "\(root)/\(relative)")!
+    handle.seekToEndOfFile()
+    handle.write(Data("git edit \(i)\n".utf8))
+    handle.closeFile()
+    let add = must(spawn(["git", "add", relative], cwd: root), "git add")
+    let commit = must(spawn(["git", "commit", "-q", "-m", "git edit \(i)"], cwd: root), "git commit")
+    gitEdit.append(add.seconds + commit.seconds)
+  }
+  let gitEditP50 = percentile(gitEdit, 0.5)
+  rows.append(Row(name: "git: edit one note, add && commit", p50: gitEditP50, p95: percentile(gitEdit, 0.95)))
+
+  // In-process library calls (an app embedding NoteStore).
+  let notes = try NoteRepository.open(at: URL(fileURLWithPath: root))
+  var libraryAdd: [Double] = []
+  for i in 0..<samples {
+    libraryAdd.append(
+      try time {
+        _ = try notes.createNote(NoteDraft(title: "Library \(i)", notebook: "area-2/topic-3", content: "body \(i)\n"))
+      })
+  }
+  rows.append(
+    Row(
+      name: "library: createNote", p50: percentile(libraryAdd, 0.5), p95: percentile(libraryAdd, 0.95),
+      versus: String(format: "%.1f× faster", gitP50 / percentile(libraryAdd, 0.5))))
+  let target = try notes.resolve("area-3/topic-4/note-43.md")
+  var libraryEdit: [Double] = []
+  for i in 0..<samples {
+    libraryEdit.append(try time { _ = try notes.update(target, NoteChange(append: "line \(i)\n")) })
+  }
+  rows.append(
+    Row(
+      name: "library: update (append)", p50: percentile(libraryEdit, 0.5), p95: percentile(libraryEdit, 0.95),
+      versus: String(format: "%.1f× faster", gitEditP50 / percentile(libraryEdit, 0.5))))
+
+  // Whole nb processes.
+  func nbRuns(_ name: String, versus: Double?, _ arguments: (Int) -> [String]) {
+    var times: [Double] = []
+    var rss = 0
+    for i in 0..<samples {
+      let run = must(spawn([options.nbBinary, "--dir", root] + arguments(i), cwd: root), name)
+      times.append(run.seconds)
+      rss = max(rss, run.maxRSSKiB)
+    }
+    let p50 = percentile(times, 0.5)
+    rows.append(
+      Row(
+        name: name, p50: p50, p95: percentile(times, 0.95), rssKiB: rss,
+        versus: versus.map { String(format: "%.1f× faster", $0 / p50) } ?? ""))
+  }
+  nbRuns("nb add (process)", versus: gitP50) { ["add", "CLI \($0)", "--notebook", "area-4", "--content", "body"] }
+  nbRuns("nb edit --append (process)", versus: gitEditP50) {
+    ["edit", "area-5/topic-6/note-65.md", "--append", "line \($0)"]
+  }
+  nbRuns("nb list area-7/topic-8 (one notebook)", versus: nil) { _ in ["list", "area-7/topic-8"] }
+  nbRuns("nb list (every note)", versus: nil) { _ in ["list"] }
+  nbRuns("nb show area-9/topic-0/note-9.md", versus: nil) { _ in ["show", "area-9/topic-0/note-9.md"] }
+  nbRuns("nb --version", versus: nil) { _ in ["--version"] }
+  rows.append(Row(name: "this benchmark process (library calls)", p50: .nan, p95: .nan, rssKiB: selfMaxRSSKiB()))
+  report(size: size, rows: rows)
+  if !options.keep { try? FileManager.default.removeItem(atPath: root) }
+}
+
+let options = Options(arguments: Array(CommandLine.arguments.dropFirst()))
+nbPath = options.nbBinary
+guard FileManager.default.isExecutableFile(atPath: options.nbBinary) else {
+  FileHandle.standardError.write(Data("nb-bench: no nb binary at \(options.nbBinary); build it or pass --nb\n".utf8))
+  exit(2)
+}
+print("# nb benchmark: \(options.samples) samples per row, medians (p50) and p95; machine: \(ProcessInfo.processInfo.activeProcessorCount) cores")
+for size in options.sizes {
+  try benchmark(size: size, options: options)
+}

@@ -1,1 +1,3 @@
-print("nb")
+import NBCLI
+
+NB.main()

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+
+struct Add: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Add a note and commit it; prints its path and id.",
+    discussion: "Content comes from --content, else from standard input when it is piped.")
+
+  @Argument(help: "The title (default: the first '# heading' of the content).")
+  var title: String?
+
+  @Option(name: [.short, .long], help: "Notebook path, e.g. work/projects (created if missing).")
+  var notebook: String?
+
+  @Option(name: [.short, .long], help: "Comma-separated tags.")
+  var tags: String?
+
+  @Option(name: [.short, .long], help: "The note's content (otherwise piped standard input).")
+  var content: String?
+
+  @Option(name: [.customShort("T"), .long], help: "Template name (note, daily, meeting, readme, or .nb/templates/NAME.md).")
+  var template: String?
+
+  @Option(name: .customLong("var"), help: "A template variable, key=value (repeatable).")
+  var variables: [String] = []
+
+  @OptionGroup var repository: RepositoryOptions
+  @OptionGroup var output: JSONOption
+
+  func run() throws {
+    var vars: [String: String] = [:]
+    for pair in variables {
+      guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+        throw ValidationError("--var '\(pair)' is not key=value")
+      }
+      vars[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+    }
+    let notes = try repository.open()
+    let draft = NoteDraft(
+      title: title, notebook: notebook,
+      tags: tags.map { $0.split(separator: ",").map(String.init) } ?? [],
+      content: content ?? readPipedStandardInput() ?? "", template: template, variables: vars)
+    let note = try notes.createNote(draft)
+    if output.json {
+      try printJSON(NoteJSON(note))
+    } else {
+      print("\(note.path) \(note.id ?? "")")
+    }
+  }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+
+struct Move: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Move a note (with its sidecars) to a notebook, or rename it to a new .md path; the id stays.",
+    aliases: ["mv"])
+
+  @Argument(help: "The note: path, id prefix or title.")
+  var note: String
+
+  @Argument(help: "A notebook path (created if missing), or a new path ending in .md.")
+  var destination: String
+
+  @OptionGroup var repository: RepositoryOptions
+
+  func run() throws {
+    let notes = try repository.open()
+    let moved = try notes.move(try notes.resolve(note), to: destination)
+    print(moved.path)
+  }
+}

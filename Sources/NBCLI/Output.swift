@@ -1,0 +1,129 @@
+import Foundation
+import NoteStore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Terminal styling: colour only on a TTY and only when `NO_COLOR` is unset (https://no-color.org).
+enum Style {
+  static let enabled: Bool = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+
+  static func bold(_ s: String) -> String { wrap(s, "1") }
+  static func dim(_ s: String) -> String { wrap(s, "2") }
+  static func green(_ s: String) -> String { wrap(s, "32") }
+  static func yellow(_ s: String) -> String { wrap(s, "33") }
+  static func blue(_ s: String) -> String { wrap(s, "34") }
+  static func cyan(_ s: String) -> String { wrap(s, "36") }
+
+  private static func wrap(_ s: String, _ code: String) -> String {
+    enabled ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s
+  }
+}
+
+/// Writes to standard error (warnings never mix into output a script parses).
+func warn(_ message: String) {
+  FileHandle.standardError.write(Data(("warning: " + message + "\n").utf8))
+}
+
+/// One JSON document on standard output: sorted keys, so output is stable for diffs and tests.
+func printJSON<T: Encodable>(_ value: T) throws {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+  let data = try encoder.encode(value)
+  FileHandle.standardOutput.write(data)
+  FileHandle.standardOutput.write(Data("\n".utf8))
+}
+
+/// The JSON shape of a note in every listing (documented in README.md).
+struct NoteJSON: Encodable {
+  var path: String
+  var id: String?
+  var title: String
+  var notebook: String
+  var tags: [String]
+  var aliases: [String]
+  var created: String?
+  var updated: String?
+  var conflictOf: String?
+  var warning: String?
+  var body: String?
+
+  init(_ note: Note, body: String? = nil) {
+    path = note.path
+    id = note.id
+    title = note.title
+    notebook = note.notebook
+    tags = note.tags
+    aliases = note.aliases
+    created = note.created?.rfc3339
+    updated = note.updated?.rfc3339
+    conflictOf = note.conflictOf
+    warning = note.warning
+    self.body = body
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case path, id, title, notebook, tags, aliases, created, updated, body, warning
+    case conflictOf = "conflict_of"
+  }
+
+  func encode(to encoder: Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(path, forKey: .path)
+    // Keys are always present (null when unknown) so scripts need not test for them.
+    try c.encode(id, forKey: .id)
+    try c.encode(title, forKey: .title)
+    try c.encode(notebook, forKey: .notebook)
+    try c.encode(tags, forKey: .tags)
+    try c.encode(aliases, forKey: .aliases)
+    try c.encode(created, forKey: .created)
+    try c.encode(updated, forKey: .updated)
+    try c.encodeIfPresent(conflictOf, forKey: .conflictOf)
+    try c.encodeIfPresent(warning, forKey: .warning)
+    try c.encodeIfPresent(body, forKey: .body)
+  }
+}
+
+/// The JSON shape of a commit.
+struct CommitJSON: Encodable {
+  var commit: String
+  var subject: String
+  var author: String
+  var email: String
+  var date: String
+
+  init(_ summary: CommitSummary) {
+    commit = summary.id
+    subject = summary.subject
+    author = summary.author
+    email = summary.email
+    date = summary.date.rfc3339
+  }
+}
+
+extension Timestamp {
+  /// "2026-11-22 10:47" in the timestamp's own offset: what a person wants to read in a listing.
+  var short: String {
+    let text = rfc3339
+    guard text.count >= 16 else { return text }
+    return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5))
+  }
+}
+
+/// A one-line description of a note for listings.
+func noteLine(_ note: Note) -> String {
+  var parts = [Style.dim(note.updated?.short ?? "                "), Style.bold(note.title), Style.blue(note.path)]
+  if !note.tags.isEmpty { parts.append(Style.cyan(note.tags.map { "#" + $0 }.joined(separator: " "))) }
+  return parts.joined(separator: "  ")
+}
+
+/// Reads standard input when it is not a terminal (piped content); nil on a terminal.
+func readPipedStandardInput() -> String? {
+  guard isatty(STDIN_FILENO) == 0 else { return nil }
+  let data = FileHandle.standardInput.readDataToEndOfFile()
+  return data.isEmpty ? nil : String(decoding: data, as: UTF8.self)
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+
+struct Show: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Show a note: a summary of its front matter, then the body.")
+
+  @Argument(help: "The note: path, id prefix or title.")
+  var note: String
+
+  @Flag(help: "Print the file's bytes exactly as they are.")
+  var raw = false
+
+  @OptionGroup var repository: RepositoryOptions
+  @OptionGroup var output: JSONOption
+
+  func run() throws {
+    let notes = try repository.open()
+    let target = try notes.resolve(note)
+    if raw {
+      FileHandle.standardOutput.write(try notes.data(of: target))
+      return
+    }
+    let text = try notes.text(of: target)
+    let body = String(FrontMatter.body(of: text))
+    if output.json {
+      try printJSON(NoteJSON(target, body: body))
+      return
+    }
+    if let warning = target.warning { warn(warning) }
+    print(Style.bold(target.title))
+    var rows: [(String, String)] = [("path", target.path), ("id", target.id ?? "(none yet)")]
+    if let created = target.created { rows.append(("created", created.rfc3339)) }
+    if let updated = target.updated { rows.append(("updated", updated.rfc3339)) }
+    if !target.tags.isEmpty { rows.append(("tags", target.tags.joined(separator: ", "))) }
+    if !target.aliases.isEmpty { rows.append(("aliases", target.aliases.joined(separator: ", "))) }
+    if let conflictOf = target.conflictOf { rows.append(("conflict of", conflictOf)) }
+    for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
+    print("")
+    print(body, terminator: body.hasSuffix("\n") || body.isEmpty ? "" : "\n")
+  }
+}

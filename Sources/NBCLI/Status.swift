@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+
+struct Status: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Branch, last commit, uncommitted changes and anything that needs attention.")
+
+  @OptionGroup var repository: RepositoryOptions
+  @OptionGroup var output: JSONOption
+
+  struct StatusJSON: Encodable {
+    struct Change: Encodable {
+      var path: String
+      var kind: String
+      var staged: Bool
+    }
+    var root: String
+    var branch: String?
+    var operation: String?
+    var head: CommitJSON?
+    var clean: Bool
+    var changes: [Change]
+    var warnings: [String]
+
+    func encode(to encoder: Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(root, forKey: .root)
+      try c.encode(branch, forKey: .branch)
+      try c.encode(operation, forKey: .operation)
+      try c.encode(head, forKey: .head)
+      try c.encode(clean, forKey: .clean)
+      try c.encode(changes, forKey: .changes)
+      try c.encode(warnings, forKey: .warnings)
+    }
+
+    enum CodingKeys: String, CodingKey { case root, branch, operation, head, clean, changes, warnings }
+  }
+
+  func run() throws {
+    let notes = try repository.open()
+    let status = try notes.status()
+    if output.json {
+      return try printJSON(
+        StatusJSON(
+          root: notes.root.path, branch: status.branch, operation: status.operation, head: status.head.map(CommitJSON.init),
+          clean: status.changes.isEmpty,
+          changes: status.changes.map { .init(path: $0.path, kind: $0.kind.rawValue, staged: $0.staged) },
+          warnings: status.warnings))
+    }
+    print("Repository \(Style.blue(notes.root.path))")
+    print("On branch \(status.branch.map(Style.bold) ?? Style.yellow("(detached HEAD)"))")
+    if let head = status.head {
+      print("Last commit \(Style.dim(String(head.id.prefix(8)))) \(head.subject)  \(Style.dim(head.date.short))")
+    } else {
+      print("No commits yet")
+    }
+    if status.changes.isEmpty {
+      print(Style.green("Nothing to save: every change is committed."))
+    } else {
+      print("Not committed yet (run 'nb save'):")
+      for change in status.changes {
+        print("  \(change.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))\(change.path)"
+          + (change.staged ? Style.dim(" (staged)") : ""))
+      }
+    }
+    for warning in status.warnings { print(Style.yellow("warning: ") + warning) }
+  }
+}

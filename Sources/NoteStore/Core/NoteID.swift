@@ -1,0 +1,35 @@
+import Foundation
+
+/// Note identities: lower-case random UUIDs (version 4). Two devices mint them offline without coordinating, and
+/// — unlike time-ordered UUIDs, whose first digits are shared by every note made in the same minute — a short
+/// prefix of one is enough to name a note on the command line.
+public enum NoteID {
+  /// A new version-4 UUID, its 122 random bits drawn from `random`.
+  public static func make<R: RandomNumberGenerator>(using random: inout R) -> String {
+    var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+    bytes[6] = 0x40 | (bytes[6] & 0x0f)
+    bytes[8] = 0x80 | (bytes[8] & 0x3f)
+    let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+      hex.dropFirst(20)]
+    return parts.joined(separator: "-")
+  }
+
+  /// A new id from the system's random source.
+  public static func make() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return make(using: &generator)
+  }
+
+  /// Whether `text` has the shape of a UUID (any version), case-insensitive.
+  public static func isWellFormed(_ text: String) -> Bool {
+    let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+    return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GitKit
+
+/// Everything the note store refuses to do, each with a one-line message that names the file, line or argument
+/// and says what to do. Nothing has been changed on disk when one of these is thrown.
+public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
+  /// No repository at the path; `hint` says how to make one.
+  case noRepository(path: String)
+  /// `nb init` on a directory that already is a note repository.
+  case alreadyInitialized(path: String)
+  /// `.nb/config.yaml` says a format this build does not understand.
+  case unsupportedFormat(path: String, found: String)
+  /// A NOTE argument matched nothing.
+  case noteNotFound(selector: String)
+  /// A NOTE argument matched several notes.
+  case ambiguousNote(selector: String, candidates: [String])
+  /// A notebook argument names no directory.
+  case notebookNotFound(path: String)
+  /// The target already exists.
+  case alreadyExists(path: String, what: String)
+  /// A notebook with content was asked to be deleted without `recursive`.
+  case notebookNotEmpty(path: String, entries: Int)
+  /// A title, notebook name or path argument is not acceptable.
+  case invalidArgument(String)
+  /// A path that resolves outside the repository (through `..` or a symlink).
+  case outsideRepository(path: String)
+  /// Front matter that is not valid YAML, with the file and line.
+  case malformedFrontMatter(path: String, line: Int, detail: String)
+  /// A note that is not UTF-8.
+  case notUTF8(path: String)
+  /// The git repository is in a state where committing would be a guess.
+  case unsafeGitState(String)
+  /// Another git process holds `.git/index.lock`, or one crashed and left it behind.
+  case indexLocked(path: String)
+  /// Another nb process holds the repository lock for too long.
+  case busy(path: String, holder: String)
+  /// A libgit2 call failed.
+  case git(GitError)
+  /// A file operation failed.
+  case io(path: String, detail: String)
+  /// A template could not be found or rendered.
+  case template(String)
+
+  public var description: String {
+    switch self {
+    case .noRepository(let path):
+      return "no nb repository at \(path): create one with 'nb init \(path)', or point to one with --dir or NB_DIR"
+    case .alreadyInitialized(let path):
+      return "\(path) already holds an nb repository (.nb/config.yaml exists)"
+    case .unsupportedFormat(let path, let found):
+      return "\(path): format \(found) is not supported by this nb (it reads format 1); upgrade nb"
+    case .noteNotFound(let selector):
+      return "no note matches '\(selector)': give a path (work/roadmap), an id prefix or a title; 'nb list' shows them"
+    case .ambiguousNote(let selector, let candidates):
+      let shown = candidates.prefix(10).joined(separator: ", ")
+      let more = candidates.count > 10 ? " and \(candidates.count - 10) more" : ""
+      return "'\(selector)' matches \(candidates.count) notes: \(shown)\(more); give the path or an id prefix"
+    case .notebookNotFound(let path):
+      return "no notebook '\(path)': create it with 'nb notebook create \(path)'"
+    case .alreadyExists(let path, let what):
+      return "\(path) already exists (\(what)); choose another name"
+    case .notebookNotEmpty(let path, let entries):
+      return "notebook '\(path)' is not empty (\(entries) files); pass --recursive to delete it with everything in it"
+    case .invalidArgument(let message):
+      return message
+    case .outsideRepository(let path):
+      return "\(path) is outside the repository; nb only touches files inside it"
+    case .malformedFrontMatter(let path, let line, let detail):
+      return "\(path):\(line): malformed front matter: \(detail); fix the YAML and retry (the file was not changed)"
+    case .notUTF8(let path):
+      return "\(path) is not valid UTF-8; convert it (e.g. iconv -t UTF-8) and retry (the file was not changed)"
+    case .unsafeGitState(let message):
+      return message
+    case .indexLocked(let path):
+      return "\(path) exists: another git process is running, or one crashed; if no git is running, remove it and retry"
+    case .busy(let path, let holder):
+      return "another nb process (\(holder)) holds \(path); wait for it to finish and retry"
+    case .git(let error):
+      return error.description
+    case .io(let path, let detail):
+      return "\(path): \(detail)"
+    case .template(let message):
+      return message
+    }
+  }
+}

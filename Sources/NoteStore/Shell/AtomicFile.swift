@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Writes that are all-or-nothing: the bytes go to a temporary file in the same directory, are flushed, and the
+/// file is renamed over the target, so a crash or a full disk leaves either the old note or the new one, never half.
+#if canImport(Glibc)
+  private let systemWrite = Glibc.write
+#else
+  private let systemWrite = Darwin.write
+#endif
+
+enum AtomicFile {
+  static func write(_ data: Data, to url: URL, durable: Bool = true) throws {
+    let directory = url.deletingLastPathComponent().path
+    let temporary = directory + "/.\(url.lastPathComponent).nb-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let mode = existingMode(of: url.path) ?? 0o644
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw ioError(url.path, errno) }
+    var failure: Int32 = 0
+    data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+      var offset = 0
+      while offset < buffer.count {
+        let n = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+        if n < 0 {
+          if errno == EINTR { continue }
+          failure = errno
+          return
+        }
+        offset += n
+      }
+    }
+    if failure == 0, durable, fsync(fd) != 0 { failure = errno }
+    close(fd)
+    if failure == 0, rename(temporary, url.path) != 0 { failure = errno }
+    if failure != 0 {
+      unlink(temporary)
+      throw ioError(url.path, failure)
+    }
+  }
+
+  static func write(_ text: String, to url: URL) throws {
+    try write(Data(text.utf8), to: url)
+  }
+
+  private static func existingMode(of path: String) -> mode_t? {
+    var info = stat()
+    return stat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
+  }
+
+  static func ioError(_ path: String, _ code: Int32) -> NoteStoreError {
+    .io(path: path, detail: String(cString: strerror(code)))
+  }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GitKit
+
+/// A commit, as nb shows it.
+public struct CommitSummary: Equatable, Sendable {
+  /// Full hex commit id.
+  public var id: String
+  /// First line of the message.
+  public var subject: String
+  /// Author name.
+  public var author: String
+  /// Author e-mail.
+  public var email: String
+  /// Author time, in the author's offset.
+  public var date: Timestamp
+
+  init(_ commit: Commit) {
+    id = commit.id.hex
+    subject = commit.summary
+    author = commit.author.name
+    email = commit.author.email
+    date = Timestamp(date: commit.author.date, offsetSeconds: commit.author.timeZoneOffsetMinutes * 60)
+  }
+}
+
+/// One commit in a note's history.
+public struct HistoryEntry: Equatable, Sendable {
+  /// What the commit did to the note.
+  public enum Change: String, Sendable { case added, modified, renamed, deleted }
+  /// The commit.
+  public var commit: CommitSummary
+  /// The note's path in that commit (after the change).
+  public var path: String
+  /// The path before, for a move.
+  public var previousPath: String?
+  /// What happened.
+  public var change: Change
+}
+
+extension NoteRepository {
+  /// The commits that changed this note, newest first, following moves and renames: by git's rename detection,
+  /// and by the note's id for moves that also changed the text.
+  public func history(of note: Note, limit: Int? = nil) throws -> [HistoryEntry] {
+    try gitCall {
+      var entries: [HistoryEntry] = []
+      var path = note.path
+      for commit in try git.log() {
+        if let limit, entries.count >= limit { break }
+        let here = try git.blobID(at: path, in: commit.id)
+        let parent = commit.parents.first
+        let before = try parent.map { try git.blobID(at: path, in: $0) } ?? nil
+        if here == before { continue }
+        if here == nil {
+          // The note is not at this path in this commit: it was added later under this path; keep walking.
+          continue
+        }
+        if before != nil {
+          entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: nil, change: .modified))
+          continue
+        }
+        // Absent in the parent: created here, or moved here from somewhere else.
+        let changes = try git.changes(in: commit.id)
+        if let rename = changes.first(where: { $0.kind == .renamed && $0.newPath == path }), let old = rename.oldPath {
+          entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: old, change: .renamed))
+          path = old
+          continue
+        }
+        if let id = note.id, let parent, let old = try movedFrom(id: id, changes: changes, parent: parent) {
+          entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: old, change: .renamed))
+          path = old
+          continue
+        }
+        entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: nil, change: .added))
+        if parent == nil { break }
+      }
+      return entries
+    }
+  }
+
+  /// A deleted note file in the parent that carried the same id: the note was moved and edited in one commit.
+  private func movedFrom(id: String, changes: [TreeChange], parent: ObjectID) throws -> String? {
+    for change in changes where change.kind == .deleted {
+      guard let old = change.oldPath, RepoPaths.isNotePath(old), let blob = change.oldBlob else { continue }
+      let data = try git.blob(blob)
+      guard let text = NoteScanner.decodeUTF8Prefix(data.prefix(NoteScanner.headBytes), truncated: true),
+        let metadata = try? FrontMatter.read(text)
+      else { continue }
+      if metadata.id?.lowercased() == id.lowercased() { return old }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,313 @@
+import Foundation
+
+/// What a new note is made from.
+public struct NoteDraft: Sendable {
+  /// The title; when nil, the first `# heading` of `content` is used.
+  public var title: String?
+  /// The notebook path (`work/projects`); nil means the repository's default notebook, `""` the root.
+  public var notebook: String?
+  /// Tags to set.
+  public var tags: [String]
+  /// Text for the template's `content` (the whole body with the default template).
+  public var content: String
+  /// Template name; nil means `note`.
+  public var template: String?
+  /// Extra template variables (`--var key=value`).
+  public var variables: [String: String]
+
+  /// Creates a draft.
+  public init(
+    title: String?, notebook: String? = nil, tags: [String] = [], content: String = "", template: String? = nil,
+    variables: [String: String] = [:]
+  ) {
+    self.title = title
+    self.notebook = notebook
+    self.tags = tags
+    self.content = content
+    self.template = template
+    self.variables = variables
+  }
+}
+
+/// A change to an existing note; nil fields are left alone.
+public struct NoteChange: Sendable {
+  /// A new title (front matter `title` only; the file keeps its name — use ``NoteRepository/move(_:to:)``).
+  public var title: String?
+  /// The complete new tag list.
+  public var tags: [String]?
+  /// A new body (everything after the front matter).
+  public var body: String?
+  /// Text appended to the body.
+  public var append: String?
+
+  /// Creates a change.
+  public init(title: String? = nil, tags: [String]? = nil, body: String? = nil, append: String? = nil) {
+    self.title = title
+    self.tags = tags
+    self.body = body
+    self.append = append
+  }
+}
+
+extension NoteRepository {
+  // MARK: - Queries
+
+  /// Every note in the repository, in path order.
+  public func allNotes() throws -> [Note] {
+    scanner.notes(in: "", recursive: true)
+  }
+
+  /// The notes of one notebook (`""` = the root); with `recursive`, of its children too.
+  public func notes(inNotebook notebook: String, recursive: Bool = false) throws -> [Note] {
+    let path = try existingNotebookPath(notebook)
+    return scanner.notes(in: path, recursive: recursive)
+  }
+
+  /// The note with this id, if any.
+  public func note(id: String) throws -> Note? {
+    try allNotes().first { $0.id?.lowercased() == id.lowercased() }
+  }
+
+  /// Resolves a NOTE argument: a path (with or without `.md`), an id or id prefix (≥ 4 characters), or a title or
+  /// file stem matching exactly one note.
+  public func resolve(_ selector: String) throws -> Note {
+    let trimmed = selector.trimmingCharacters(in: .whitespaces)
+    var pathForm = trimmed
+    if pathForm.hasPrefix("/") {
+      // An absolute path (from shell completion or a file manager) is fine when it points inside the repository.
+      let real = FileSystem.realPath(pathForm) ?? pathForm
+      guard real.hasPrefix(realRoot + "/") else { throw NoteStoreError.outsideRepository(path: selector) }
+      pathForm = String(real.dropFirst(realRoot.count + 1))
+    }
+    // Fast path: a path needs no scan of the whole repository.
+    if pathForm.contains("/") || pathForm.hasSuffix(".md") {
+      let relative: String
+      do { relative = try Names.validateRelativePath(pathForm) } catch {
+        throw NoteStoreError.outsideRepository(path: selector)
+      }
+      let file = relative.hasSuffix(".md") ? relative : relative + ".md"
+      if FileSystem.lstatInfo(absolute(file)) != nil {
+        try checkInside(file)
+        guard FileSystem.lstatInfo(absolute(file))?.isRegular == true else {
+          throw NoteStoreError.outsideRepository(path: selector)
+        }
+        return NoteScanner.readNote(root: root.path, path: file)
+      }
+    } else if FileSystem.lstatInfo(absolute(pathForm + ".md"))?.isRegular == true {
+      return NoteScanner.readNote(root: root.path, path: pathForm + ".md")
+    }
+    switch NoteSelector.resolve(pathForm, in: try allNotes()) {
+    case .found(let note): return note
+    case .none: throw NoteStoreError.noteNotFound(selector: selector)
+    case .ambiguous(let notes): throw NoteStoreError.ambiguousNote(selector: selector, candidates: notes.map(\.path))
+    }
+  }
+
+  /// Notes whose title, tags or body contain `text` (case-insensitive), in path order.
+  public func search(_ text: String) throws -> [Note] {
+    let needle = text.lowercased()
+    guard !needle.isEmpty else { return try allNotes() }
+    return try allNotes().filter { note in
+      if note.title.lowercased().contains(needle) { return true }
+      if note.tags.contains(where: { $0.lowercased().contains(needle) }) { return true }
+      guard let data = try? FileSystem.read(absolute(note.path)), let body = String(data: data, encoding: .utf8)
+      else { return false }
+      return body.range(of: text, options: [.caseInsensitive]) != nil
+    }
+  }
+
+  // MARK: - Changes
+
+  /// Creates a note from a template and commits it. Returns the new note.
+  @discardableResult
+  public func createNote(_ draft: NoteDraft) throws -> Note {
+    let title = try Self.titleFor(draft)
+    let tags = try Self.normalizedTags(draft.tags)
+    let templateName = draft.template ?? "note"
+    let library = templates
+    // Fail on a bad template before anything is written.
+    _ = try templateCall { try library.source(of: templateName) }
+    return try mutate { tx in
+      let (notebook, notebookTitle) = try notebookPathForWrite(draft.notebook ?? config.defaultNotebook)
+      let slug = Slug.unique(Slug.make(title)) { candidate in
+        FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate + ".md")))
+          || FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate)))
+      }
+      let path = RepoPaths.join(notebook, slug + ".md")
+      let id = NoteID.make()
+      let stamp = now
+      let context = TemplateContext(
+        title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: git.defaultSignature().name,
+        content: draft.content, now: stamp.date, timeZone: timeZone, vars: draft.variables)
+      var text = try templateCall { try library.render(templateName, context: context) }
+      text = try frontMatterCall(path) {
+        var t = try FrontMatter.setting("id", to: id, in: text)
+        t = try FrontMatter.setting("title", to: YAMLScalar.format(title), in: t)
+        t = try FrontMatter.setting("created", to: stamp.rfc3339, in: t)
+        t = try FrontMatter.settingUpdated(stamp, in: t)
+        if !tags.isEmpty { t = try FrontMatter.settingTags(tags, in: t) }
+        return t
+      }
+      try makeNotebookDirectories(notebook, title: notebookTitle, in: &tx)
+      try tx.write(path, text)
+      tx.note(id)
+      tx.subject = "add \(path)"
+      return NoteScanner.readNote(root: root.path, path: path)
+    }
+  }
+
+  /// Applies `change` to the note, stamps `updated`, and commits. Returns the note as it is afterwards; when the
+  /// change leaves the file as it was, nothing is written or committed.
+  @discardableResult
+  public func update(_ note: Note, _ change: NoteChange) throws -> Note {
+    try mutate { tx in
+      let original = try readText(note.path)
+      var text = original
+      try frontMatterCall(note.path) {
+        _ = try FrontMatter.read(original)
+        if let title = change.title {
+          text = try FrontMatter.setting("title", to: YAMLScalar.format(try Names.validateTitle(title)), in: text)
+        }
+        if let tags = change.tags { text = try FrontMatter.settingTags(try Self.normalizedTags(tags), in: text) }
+        if let body = change.body {
+          let head = text.utf8.count - FrontMatter.body(of: text).utf8.count
+          text = String(decoding: Array(text.utf8.prefix(head)), as: UTF8.self) + body
+        }
+        if let append = change.append {
+          if !text.isEmpty && !text.hasSuffix("\n") { text += Self.lineEnding(of: text) }
+          text += append
+        }
+      }
+      guard text != original else { return note }
+      return try stampAndWrite(note.path, text: text, in: &tx, subject: "edit \(note.path)")
+    }
+  }
+
+  /// Commits an edit made to the file by someone else (an editor nb opened): stamps `updated`, adds `id` when
+  /// missing. Returns nil when the file is byte-identical to `before`.
+  public func commitEdit(of note: Note, before: Data) throws -> Note? {
+    try mutate { tx in
+      let data = try FileSystem.read(absolute(note.path))
+      guard data != before else { return nil }
+      guard let text = String(data: data, encoding: .utf8) else { throw NoteStoreError.notUTF8(path: note.path) }
+      return try stampAndWrite(note.path, text: text, in: &tx, subject: "edit \(note.path)")
+    }
+  }
+
+  /// Sets `updated` (monotonic) and a missing `id`, writes, and records the note in the transaction.
+  @discardableResult
+  func stampAndWrite(_ path: String, text: String, in tx: inout Transaction, subject: String) throws -> Note {
+    let stamped = try stamp(path, text: text)
+    try tx.write(path, stamped.text)
+    tx.note(stamped.id)
+    tx.subject = subject
+    return NoteScanner.readNote(root: root.path, path: path)
+  }
+
+  /// The text with `updated` = max(now, previous + 1 s) and an `id` if it had none.
+  func stamp(_ path: String, text: String) throws -> (text: String, id: String) {
+    try frontMatterCall(path) {
+      let metadata = try FrontMatter.read(text)
+      var result = text
+      let id = metadata.id ?? NoteID.make()
+      if metadata.id == nil { result = try FrontMatter.setting("id", to: id, in: result) }
+      result = try FrontMatter.settingUpdated(Timestamp.nextUpdated(previous: metadata.updated, now: now), in: result)
+      return (result, id)
+    }
+  }
+
+  /// Deletes a note and its sidecars in one commit. A note with uncommitted edits is refused unless `force`, so an
+  /// edit that was never committed is not lost without being asked.
+  public func delete(_ note: Note, force: Bool = false) throws {
+    try mutate { tx in
+      let files = [note.path] + RepoPaths.sidecars(of: note.path).filter { FileSystem.exists(absolute($0)) }
+      if !force {
+        let dirty = try gitCall { try git.status(paths: files) }.map(\.path)
+        if !dirty.isEmpty {
+          throw NoteStoreError.invalidArgument(
+            "\(dirty.joined(separator: ", ")) has changes that were never committed; run 'nb save' first, or pass --force")
+        }
+      }
+      for file in files { try tx.remove(file) }
+      tx.note(note.id)
+      tx.subject = "delete \(note.path)"
+    }
+  }
+
+  /// Moves a note (and its sidecars) into another notebook, created if missing, or to a new `.md` path. The id stays.
+  @discardableResult
+  public func move(_ note: Note, to destination: String) throws -> Note {
+    try mutate { tx in
+      let target: String
+      if destination.hasSuffix(".md") {
+        let relative = try Names.validateRelativePath(destination)
+        let (notebook, title) = try notebookPathForWrite(RepoPaths.directory(of: relative))
+        try makeNotebookDirectories(notebook, title: title, in: &tx)
+        target = RepoPaths.join(notebook, RepoPaths.lastComponent(of: relative))
+      } else {
+        let (notebook, title) = try notebookPathForWrite(destination)
+        try makeNotebookDirectories(notebook, title: title, in: &tx)
+        target = RepoPaths.join(notebook, RepoPaths.lastComponent(of: note.path))
+      }
+      guard target != note.path else { return note }
+      let pairs = [(note.path, target)] + zip(RepoPaths.sidecars(of: note.path), RepoPaths.sidecars(of: target))
+        .filter { FileSystem.exists(absolute($0.0)) }
+      for (_, to) in pairs where FileSystem.exists(absolute(to)) {
+        throw NoteStoreError.alreadyExists(path: to, what: "a file is already there")
+      }
+      for (from, to) in pairs {
+        try tx.move(from, to)
+        tx.touch(from)
+        tx.touch(to)
+      }
+      tx.note(note.id)
+      let shownTarget = destination.hasSuffix(".md") ? target : RepoPaths.directory(of: target) + "/"
+      tx.subject = "move \(note.path) -> \(shownTarget)"
+      return NoteScanner.readNote(root: root.path, path: target)
+    }
+  }
+
+  // MARK: - Helpers
+
+  /// The file's own line ending (its first line break), so appended text does not mix LF into a CRLF file.
+  static func lineEnding(of text: String) -> String {
+    guard let newline = text.utf8.firstIndex(of: 0x0A) else { return "\n" }
+    return newline > text.utf8.startIndex && text.utf8[text.utf8.index(before: newline)] == 0x0D ? "\r\n" : "\n"
+  }
+
+  static func titleFor(_ draft: NoteDraft) throws -> String {
+    if let title = draft.title { return try Names.validateTitle(title) }
+    let heading = (try? FrontMatter.read(draft.content))?.firstHeading
+    guard let heading, !heading.isEmpty else {
+      throw NoteStoreError.invalidArgument("a title is required: nb add \"Title\" (or start the content with '# Title')")
+    }
+    return try Names.validateTitle(heading)
+  }
+
+  /// Tags as stored: trimmed, `#` dropped, no empties, no duplicates, no separators inside a tag.
+  static func normalizedTags(_ tags: [String]) throws -> [String] {
+    var result: [String] = []
+    for raw in tags {
+      var tag = raw.trimmingCharacters(in: .whitespaces)
+      while tag.hasPrefix("#") { tag.removeFirst() }
+      if tag.isEmpty { continue }
+      if tag.contains(where: { $0 == "," || $0.isWhitespace || $0.isNewline || $0 == "[" || $0 == "]" }) {
+        throw NoteStoreError.invalidArgument("tag '\(raw)' may not contain spaces, commas or brackets")
+      }
+      if !result.contains(tag) { result.append(tag) }
+    }
+    return result
+  }
+
+  func templateCall<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as TemplateError { throw NoteStoreError.template(error.description) }
+  }
+
+  func frontMatterCall<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as FrontMatterError {
+      throw NoteStoreError(frontMatter: error, path: path)
+    } catch let error as NameError {
+      throw NoteStoreError.invalidArgument(error.description)
+    }
+  }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import GitKit
+
+/// What `save` committed.
+public struct SaveResult: Equatable, Sendable {
+  /// Every path in the commit (notes, sidecars, other files), sorted.
+  public var paths: [String]
+  /// The notes that were stamped (changed or added).
+  public var notes: [String]
+  /// Paths removed.
+  public var removed: [String]
+  /// Whether a commit was made.
+  public var committed: Bool { !paths.isEmpty }
+}
+
+/// One uncommitted change in the work tree, as `status` reports it.
+public struct FileChange: Equatable, Sendable {
+  /// The kinds of change.
+  public enum Kind: String, Sendable { case added, modified, deleted, renamed, typeChange = "type-change", conflicted }
+  /// Repository-relative path.
+  public var path: String
+  /// The change against the last commit.
+  public var kind: Kind
+  /// Whether it is staged in git's index (changes made with `git add`).
+  public var staged: Bool
+}
+
+/// The repository's state for `nb status`.
+public struct RepositoryStatus: Equatable, Sendable {
+  /// The branch HEAD points to; nil when detached.
+  public var branch: String?
+  /// A git operation in progress (`merge`, `rebase`, ...), nil when none.
+  public var operation: String?
+  /// The last commit; nil in a repository without commits.
+  public var head: CommitSummary?
+  /// Uncommitted changes.
+  public var changes: [FileChange]
+  /// Problems worth a person's attention (malformed notes, ink without a note, a stale index.lock).
+  public var warnings: [String]
+}
+
+extension NoteRepository {
+  /// Commits every change made outside nb in one commit: notes that changed get `updated` stamped and an `id` if
+  /// they lack one, nothing else; other files (attachments, sidecars, deletions) are committed as they are.
+  /// A note that is not UTF-8 or has malformed front matter stops the command before anything is written.
+  @discardableResult
+  public func save() throws -> SaveResult {
+    try mutate { tx in
+      let changes = try gitCall { try git.status() }
+      let paths = Array(Set(changes.map(\.path))).sorted()
+      let head = try gitCall { try git.headCommitID() }
+      var stamped: [(path: String, text: String, id: String)] = []
+      var removed: [String] = []
+      var plain: [String] = []
+      for path in paths {
+        guard FileSystem.exists(absolute(path)) else {
+          removed.append(path)
+          continue
+        }
+        guard RepoPaths.isNotePath(path), !isHidden(path) else {
+          plain.append(path)
+          continue
+        }
+        let text = try readText(path)
+        // A file moved by hand (same bytes at a new path) is not a content change: commit it as it is.
+        if let head, try isUnchangedMove(path: path, text: text, removedCandidates: changes, head: head) {
+          plain.append(path)
+          continue
+        }
+        let result = try stamp(path, text: text)
+        stamped.append((path, result.text, result.id))
+      }
+      for note in stamped {
+        try tx.write(note.path, note.text)
+        tx.note(note.id)
+      }
+      for path in removed + plain { tx.touch(path) }
+      let total = stamped.count + removed.count + plain.count
+      tx.subject =
+        total == 1 ? "save \(paths[0])" : "save \(CommitMessage.count(stamped.count, "note"))"
+        + (removed.count + plain.count > 0 ? " and \(CommitMessage.count(removed.count + plain.count, "other change"))" : "")
+      return SaveResult(paths: paths, notes: stamped.map(\.path), removed: removed)
+    }
+  }
+
+  private func isHidden(_ path: String) -> Bool {
+    path.split(separator: "/").contains { $0.hasPrefix(".") }
+  }
+
+  private func isUnchangedMove(path: String, text: String, removedCandidates: [StatusEntry], head: ObjectID) throws
+    -> Bool
+  {
+    let deleted = removedCandidates.filter { $0.unstaged == .deleted || $0.staged == .deleted }
+    guard !deleted.isEmpty, try gitCall({ try git.blobID(at: path, in: head) }) == nil else { return false }
+    let bytes = Data(text.utf8)
+    for candidate in deleted where RepoPaths.isNotePath(candidate.path) {
+      if let blob = try gitCall({ try git.blobID(at: candidate.path, in: head) }),
+        try gitCall({ try git.blob(blob) }) == bytes
+      {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// The branch, last commit, uncommitted changes and warnings.
+  public func status() throws -> RepositoryStatus {
+    let entries = try gitCall { try git.status() }
+    var changes: [FileChange] = []
+    for entry in entries {
+      if let staged = entry.staged { changes.append(FileChange(path: entry.path, kind: Self.kind(staged), staged: true)) }
+      if let unstaged = entry.unstaged {
+        changes.append(FileChange(path: entry.path, kind: Self.kind(unstaged), staged: false))
+      }
+    }
+    var warnings: [String] = []
+    let operation: String? =
+      switch git.state {
+      case .none: nil
+      case .merge: "merge"
+      case .rebase: "rebase"
+      case .cherryPick: "cherry-pick"
+      case .revert: "revert"
+      case .bisect: "bisect"
+      case .applyMailbox: "am"
+      case .other: "unknown"
+      }
+    if let operation { warnings.append("git \(operation) in progress: nb will not commit until it is finished") }
+    if git.isHeadDetached { warnings.append("HEAD is detached: nb will not commit until a branch is checked out") }
+    let indexLock = git.gitDirectory.appendingPathComponent("index.lock").path
+    if FileSystem.exists(indexLock) { warnings.append(NoteStoreError.indexLocked(path: indexLock).description) }
+    for note in try allNotes() { if let warning = note.warning { warnings.append(warning) } }
+    let head = try gitCall { try git.headCommitID().map { CommitSummary(try git.commit($0)) } }
+    return RepositoryStatus(
+      branch: git.currentBranch, operation: operation, head: head, changes: changes, warnings: warnings)
+  }
+
+  private static func kind(_ change: StatusEntry.Change) -> FileChange.Kind {
+    switch change {
+    case .added: .added
+    case .modified: .modified
+    case .deleted: .deleted
+    case .renamed: .renamed
+    case .typeChange: .typeChange
+    case .conflicted: .conflicted
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+extension NoteRepository {
+  /// Every tag in the repository with the number of notes carrying it, most used first, then by name.
+  public func tags() throws -> [TagCount] {
+    var counts: [String: Int] = [:]
+    for note in try allNotes() {
+      for tag in note.tags { counts[tag, default: 0] += 1 }
+    }
+    return counts.map { TagCount(tag: $0.key, count: $0.value) }
+      .sorted { $0.count != $1.count ? $0.count > $1.count : $0.tag < $1.tag }
+  }
+
+  /// Notes carrying `tag` (compared case-insensitively, `#` ignored).
+  public func notes(taggedWith tag: String) throws -> [Note] {
+    let wanted = Self.tagKey(tag)
+    return try allNotes().filter { $0.tags.contains { Self.tagKey($0) == wanted } }
+  }
+
+  /// Adds a tag to a note (a tag exists as soon as one note carries it). No commit when the note already has it.
+  @discardableResult
+  public func addTag(_ tag: String, to note: Note) throws -> Note {
+    let tags = try Self.normalizedTags([tag])
+    guard let tag = tags.first else { throw NoteStoreError.invalidArgument("an empty tag cannot be added") }
+    if note.tags.contains(where: { Self.tagKey($0) == Self.tagKey(tag) }) { return note }
+    return try update(note, NoteChange(tags: note.tags + [tag]))
+  }
+
+  /// Removes a tag from a note. No commit when the note does not have it.
+  @discardableResult
+  public func removeTag(_ tag: String, from note: Note) throws -> Note {
+    let remaining = note.tags.filter { Self.tagKey($0) != Self.tagKey(tag) }
+    if remaining.count == note.tags.count { return note }
+    return try update(note, NoteChange(tags: remaining))
+  }
+
+  /// Renames a tag across all notes in one commit. Returns the number of notes changed.
+  @discardableResult
+  public func renameTag(_ old: String, to new: String) throws -> Int {
+    guard let newTag = try Self.normalizedTags([new]).first else {
+      throw NoteStoreError.invalidArgument("the new tag name is empty")
+    }
+    return try rewriteTags(subject: "rename tag \(old) -> \(newTag)", matching: old) { tags in
+      var result: [String] = []
+      for tag in tags {
+        let replacement = Self.tagKey(tag) == Self.tagKey(old) ? newTag : tag
+        if !result.contains(where: { Self.tagKey($0) == Self.tagKey(replacement) }) { result.append(replacement) }
+      }
+      return result
+    }
+  }
+
+  /// Removes a tag from all notes in one commit. Returns the number of notes changed.
+  @discardableResult
+  public func deleteTag(_ tag: String) throws -> Int {
+    try rewriteTags(subject: "delete tag \(tag)", matching: tag) { tags in
+      tags.filter { Self.tagKey($0) != Self.tagKey(tag) }
+    }
+  }
+
+  private func rewriteTags(subject: String, matching tag: String, _ rewrite: ([String]) -> [String]) throws -> Int {
+    try mutate { tx in
+      let affected = try notes(taggedWith: tag)
+      // Everything is computed before the first write, so a malformed note stops the command with nothing changed.
+      var updates: [(path: String, text: String, id: String)] = []
+      for note in affected {
+        let text = try readText(note.path)
+        let retagged = try frontMatterCall(note.path) { try FrontMatter.settingTags(rewrite(note.tags), in: text) }
+        let stamped = try stamp(note.path, text: retagged)
+        updates.append((note.path, stamped.text, stamped.id))
+      }
+      for update in updates {
+        try tx.write(update.path, update.text)
+        tx.note(update.id)
+      }
+      tx.subject = "\(subject) (\(CommitMessage.count(updates.count, "note")))"
+      return updates.count
+    }
+  }
+
+  static func tagKey(_ tag: String) -> String {
+    var tag = tag.trimmingCharacters(in: .whitespaces)
+    while tag.hasPrefix("#") { tag.removeFirst() }
+    return tag.lowercased()
+  }
+}

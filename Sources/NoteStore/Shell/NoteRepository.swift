@@ -1,0 +1,325 @@
+import Foundation
+import GitKit
+
+/// A note repository: a git work tree of notebooks (directories) and notes (Markdown files with YAML front matter).
+///
+/// Every method that changes something takes the repository lock, writes files atomically and makes exactly one
+/// git commit through libgit2 — or, when it fails, restores every file it touched and commits nothing. Reads never
+/// take the lock. An instance is not thread-safe; use one per thread or serialise calls.
+public final class NoteRepository {
+  /// The file nb writes into notebooks it creates, so an empty notebook survives in git.
+  public static let notebookSettingsFile = ".notebook.yaml"
+  /// The repository's committed settings directory.
+  public static let settingsDirectory = ".nb"
+  /// Where a repository is looked for when nothing else says.
+  public static let defaultLocation = "~/notes"
+
+  /// The work tree root.
+  public let root: URL
+  /// The settings read from `.nb/config.yaml`.
+  public private(set) var config: RepositoryConfig
+  /// The clock; tests and apps may replace it.
+  public var clock: () -> Date = { Date() }
+  /// The zone timestamps are written in.
+  public var timeZone: TimeZone = .current
+  /// The templates: the built-in ones, overridden by `.nb/templates/NAME.md`.
+  public var templates: TemplateLibrary {
+    TemplateLibrary(userDirectory: root.appendingPathComponent(".nb/templates"))
+  }
+
+  let git: Repository
+  let scanner: NoteScanner
+  let realRoot: String
+
+  private init(root: URL, git: Repository, config: RepositoryConfig) {
+    self.root = root
+    self.git = git
+    self.config = config
+    self.realRoot = FileSystem.realPath(root.path) ?? root.path
+    self.scanner = NoteScanner(root: root, cacheDirectory: git.gitDirectory.appendingPathComponent("nb/cache"))
+  }
+
+  // MARK: - Finding, opening, creating
+
+  /// Where the repository is: `explicit` (`--dir`), else `NB_DIR`, else the nearest enclosing directory holding
+  /// `.nb/`, else `~/notes`.
+  public static func locate(
+    explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+  ) -> URL {
+    let home = environment["HOME"] ?? NSHomeDirectory()
+    func expand(_ path: String) -> URL {
+      var path = path
+      if path == "~" || path.hasPrefix("~/") { path = home + path.dropFirst() }
+      return URL(fileURLWithPath: path, relativeTo: currentDirectory).standardizedFileURL
+    }
+    if let explicit, !explicit.isEmpty { return expand(explicit) }
+    if let fromEnvironment = environment["NB_DIR"], !fromEnvironment.isEmpty { return expand(fromEnvironment) }
+    var directory = currentDirectory.standardizedFileURL
+    while true {
+      if FileSystem.statInfo(directory.appendingPathComponent(settingsDirectory).path)?.isDirectory == true {
+        return directory
+      }
+      let parent = directory.deletingLastPathComponent()
+      if parent.path == directory.path { break }
+      directory = parent
+    }
+    return expand(defaultLocation)
+  }
+
+  /// Opens the repository whose root is `root`.
+  public static func open(at root: URL) throws -> NoteRepository {
+    let root = root.standardizedFileURL
+    let configPath = root.appendingPathComponent(".nb/config.yaml").path
+    guard FileSystem.exists(configPath) else { throw NoteStoreError.noRepository(path: root.path) }
+    let config = try RepositoryConfig.read(at: configPath)
+    let git: Repository
+    do { git = try Repository.open(at: root) } catch let error as GitError {
+      throw NoteStoreError.unsafeGitState(
+        "\(root.path) has nb settings but is not a git work tree (\(error.message)); run 'git init' there or restore .git")
+    }
+    return NoteRepository(root: root, git: git, config: config)
+  }
+
+  /// Makes a new repository at `root` (creating the directory), on branch `main`, with the settings, a
+  /// `.gitattributes`, the default notebook, and a first commit. An existing git repository is adopted: its history
+  /// and files stay, and nb's files are committed on top.
+  @discardableResult
+  public static func initialize(
+    at root: URL, clock: @escaping () -> Date = { Date() }, timeZone: TimeZone = .current
+  ) throws -> NoteRepository {
+    let root = root.standardizedFileURL
+    if FileSystem.exists(root.appendingPathComponent(".nb/config.yaml").path) {
+      throw NoteStoreError.alreadyInitialized(path: root.path)
+    }
+    try FileSystem.makeDirectory(root.path)
+    let git: Repository
+    do {
+      git =
+        FileSystem.exists(root.appendingPathComponent(".git").path)
+        ? try Repository.open(at: root) : try Repository.create(at: root, initialBranch: "main")
+    } catch let error as GitError { throw NoteStoreError.git(error) }
+    let config = RepositoryConfig.initial
+    let repository = NoteRepository(root: root, git: git, config: config)
+    repository.clock = clock
+    repository.timeZone = timeZone
+    try repository.mutate { tx in
+      try tx.write(".nb/config.yaml", config.fileText)
+      try tx.writeIfAbsent(".gitattributes", gitattributesText)
+      try tx.writeIfAbsent(".gitignore", gitignoreText)
+      try repository.makeNotebookDirectories(config.defaultNotebook, title: nil, in: &tx)
+      tx.subject = "init"
+    }
+    return repository
+  }
+
+  static let gitattributesText = """
+    # nb: ink sidecars merge stroke by stroke and diff as summaries (see 'nb merge-driver' / 'nb ink textconv').
+    *.ink.jsonl merge=nb-ink diff=nb-ink text eol=lf
+
+    """
+
+  static let gitignoreText = """
+    # Editor droppings that should never become notes.
+    .*.swp
+    *~
+    .DS_Store
+
+    """
+
+  // MARK: - Reading
+
+  /// The current time, truncated to whole seconds (timestamps are written with seconds precision).
+  var now: Timestamp {
+    Timestamp(date: Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down)), timeZone: timeZone)
+  }
+
+  func absolute(_ relative: String) -> String { root.path + "/" + relative }
+
+  /// Reads a file as UTF-8 text, with the errors the rules ask for.
+  func readText(_ relative: String) throws -> String {
+    let data = try FileSystem.read(absolute(relative))
+    guard let text = String(data: data, encoding: .utf8) else { throw NoteStoreError.notUTF8(path: relative) }
+    return text
+  }
+
+  /// The whole text of a note, exactly as on disk.
+  public func text(of note: Note) throws -> String { try readText(note.path) }
+
+  /// The raw bytes of a note.
+  public func data(of note: Note) throws -> Data { try FileSystem.read(absolute(note.path)) }
+
+  /// Refuses paths that escape the root, including through a symlinked directory or file.
+  func checkInside(_ relative: String) throws {
+    var probe = absolute(relative)
+    // The file may not exist yet: resolve its nearest existing ancestor.
+    while !FileSystem.exists(probe), probe.count > root.path.count {
+      probe = (probe as NSString).deletingLastPathComponent
+    }
+    guard let real = FileSystem.realPath(probe) else { return }
+    if real != realRoot && !real.hasPrefix(realRoot + "/") {
+      throw NoteStoreError.outsideRepository(path: relative)
+    }
+  }
+
+  // MARK: - Changing: one lock, one commit, all or nothing
+
+  /// Runs `body` under the repository lock, then commits what it recorded in one commit. If anything fails, every
+  /// file the transaction touched is put back as it was.
+  @discardableResult
+  func mutate<T>(_ body: (inout Transaction) throws -> T) throws -> T {
+    let lock = try RepositoryLock(path: git.gitDirectory.appendingPathComponent("nb/lock").path)
+    defer { withExtendedLifetime(lock) {} }
+    try checkCommittable()
+    var tx = Transaction(repository: self)
+    do {
+      let result = try body(&tx)
+      if !tx.paths.isEmpty {
+        try commit(paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs))
+      }
+      return result
+    } catch {
+      tx.rollback()
+      throw error
+    }
+  }
+
+  /// Refuses to commit when git is mid-operation or HEAD is not a branch: committing then would be a guess.
+  func checkCommittable() throws {
+    switch git.state {
+    case .none: break
+    case .merge:
+      throw NoteStoreError.unsafeGitState(
+        "the repository is in the middle of a git merge; finish it (git commit) or abort it (git merge --abort), then retry")
+    case .rebase:
+      throw NoteStoreError.unsafeGitState(
+        "the repository is in the middle of a git rebase; finish it (git rebase --continue) or abort it (git rebase --abort), then retry")
+    case .cherryPick:
+      throw NoteStoreError.unsafeGitState(
+        "the repository is in the middle of a git cherry-pick; finish or abort it (git cherry-pick --abort), then retry")
+    case .revert:
+      throw NoteStoreError.unsafeGitState(
+        "the repository is in the middle of a git revert; finish or abort it (git revert --abort), then retry")
+    case .bisect:
+      throw NoteStoreError.unsafeGitState("a git bisect is in progress; end it (git bisect reset), then retry")
+    case .applyMailbox:
+      throw NoteStoreError.unsafeGitState("a git am is in progress; finish or abort it (git am --abort), then retry")
+    case .other:
+      throw NoteStoreError.unsafeGitState("git is in the middle of an operation; finish or abort it, then retry")
+    }
+    if git.isHeadDetached {
+      throw NoteStoreError.unsafeGitState(
+        "HEAD is detached (not on a branch), so a commit could be lost; switch to a branch (git switch main), then retry")
+    }
+    if try gitCall({ try git.hasConflicts() }) {
+      throw NoteStoreError.unsafeGitState(
+        "the git index holds unresolved conflicts; resolve them (git status lists them), then retry")
+    }
+    let indexLock = git.gitDirectory.appendingPathComponent("index.lock").path
+    if FileSystem.exists(indexLock) { throw NoteStoreError.indexLocked(path: indexLock) }
+  }
+
+  func commit(paths: [String], message: String) throws {
+    let signature = git.defaultSignature(date: clock())
+    do {
+      _ = try git.commit(paths: paths, message: message, author: signature)
+    } catch let error as GitError where error.isLocked {
+      throw NoteStoreError.indexLocked(path: git.gitDirectory.appendingPathComponent("index.lock").path)
+    } catch let error as GitError {
+      throw NoteStoreError.git(error)
+    }
+  }
+
+  func gitCall<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as GitError { throw NoteStoreError.git(error) }
+  }
+}
+
+/// What one mutating command has done so far: the paths to commit, the subject, the notes touched, and how to undo
+/// each file change if a later step fails.
+struct Transaction {
+  unowned let repository: NoteRepository
+  var subject = ""
+  private(set) var paths: [String] = []
+  private(set) var noteIDs: [String] = []
+  private var undo: [() -> Void] = []
+  private var seen = Set<String>()
+
+  init(repository: NoteRepository) { self.repository = repository }
+
+  mutating func touch(_ path: String) {
+    if seen.insert(path).inserted { paths.append(path) }
+  }
+
+  mutating func note(_ id: String?) {
+    if let id, !noteIDs.contains(id) { noteIDs.append(id) }
+  }
+
+  /// Atomically writes `text`, creating parent directories, remembering the old content for rollback.
+  mutating func write(_ path: String, _ text: String) throws {
+    try write(path, Data(text.utf8))
+  }
+
+  mutating func write(_ path: String, _ data: Data) throws {
+    try repository.checkInside(path)
+    let full = repository.absolute(path)
+    let old = try? FileSystem.read(full)
+    let parent = (full as NSString).deletingLastPathComponent
+    if !FileSystem.exists(parent) { try makeDirectories(parent) }
+    try AtomicFile.write(data, to: URL(fileURLWithPath: full))
+    undo.append {
+      if let old { try? AtomicFile.write(old, to: URL(fileURLWithPath: full)) } else { try? FileSystem.remove(full) }
+    }
+    touch(path)
+  }
+
+  mutating func writeIfAbsent(_ path: String, _ text: String) throws {
+    if !FileSystem.exists(repository.absolute(path)) { try write(path, text) }
+  }
+
+  /// Removes a file, keeping its bytes in memory until the commit lands.
+  mutating func remove(_ path: String) throws {
+    try repository.checkInside(path)
+    let full = repository.absolute(path)
+    guard let old = try? FileSystem.read(full) else { return }
+    try FileSystem.remove(full)
+    undo.append { try? AtomicFile.write(old, to: URL(fileURLWithPath: full)) }
+    touch(path)
+  }
+
+  /// Renames a file or directory (same file system, so it is atomic), recording the reverse move.
+  mutating func move(_ from: String, _ to: String) throws {
+    try repository.checkInside(from)
+    try repository.checkInside(to)
+    let source = repository.absolute(from)
+    let target = repository.absolute(to)
+    let parent = (target as NSString).deletingLastPathComponent
+    if !FileSystem.exists(parent) { try makeDirectories(parent) }
+    try FileSystem.move(source, target)
+    undo.append { try? FileSystem.move(target, source) }
+  }
+
+  /// Creates missing directories one by one so that rollback removes exactly the ones it made.
+  private mutating func makeDirectories(_ full: String) throws {
+    var missing: [String] = []
+    var probe = full
+    while !FileSystem.exists(probe) {
+      missing.append(probe)
+      probe = (probe as NSString).deletingLastPathComponent
+    }
+    for directory in missing.reversed() {
+      try FileSystem.makeDirectory(directory)
+      undo.append { _ = rmdir(directory) }
+    }
+  }
+
+  func rollback() {
+    for step in undo.reversed() { step() }
+  }
+}
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif

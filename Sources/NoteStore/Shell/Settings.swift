@@ -1,0 +1,75 @@
+import Foundation
+import Yams
+
+/// `.nb/config.yaml`: committed settings shared by every device.
+public struct RepositoryConfig: Equatable, Sendable {
+  /// The format version of the repository layout; this build reads and writes 1.
+  public var format: Int
+  /// Where `nb add` puts a note when no notebook is given.
+  public var defaultNotebook: String
+
+  /// The settings a new repository starts with.
+  public static let initial = RepositoryConfig(format: 1, defaultNotebook: "inbox")
+
+  /// Creates settings.
+  public init(format: Int, defaultNotebook: String) {
+    self.format = format
+    self.defaultNotebook = defaultNotebook
+  }
+
+  /// The file nb writes on `init`; a person may add keys and comments, nb only reads it afterwards.
+  var fileText: String {
+    """
+    # nb repository settings, shared by every device that syncs this repository.
+    format: \(format)
+    default_notebook: \(defaultNotebook)
+
+    """
+  }
+
+  static func read(at path: String) throws -> RepositoryConfig {
+    let text: String
+    do {
+      guard let decoded = String(data: try FileSystem.read(path), encoding: .utf8) else {
+        throw NoteStoreError.notUTF8(path: path)
+      }
+      text = decoded
+    }
+    let node: Node?
+    do { node = try Yams.compose(yaml: text) } catch let error as YamlError {
+      throw NoteStoreError.invalidArgument("\(path): invalid YAML: \(error)")
+    }
+    var config = RepositoryConfig.initial
+    if let mapping = node?.mapping {
+      if let format = mapping["format"]?.scalar?.string {
+        guard format == "1" else { throw NoteStoreError.unsupportedFormat(path: path, found: format) }
+      }
+      if let notebook = mapping["default_notebook"]?.scalar?.string, !notebook.isEmpty {
+        config.defaultNotebook = notebook
+      }
+    }
+    return config
+  }
+}
+
+/// `.notebook.yaml`: what nb records about a notebook it created.
+struct NotebookSettings: Equatable {
+  var created: Timestamp?
+  var title: String?
+
+  var fileText: String {
+    var text = ""
+    if let created { text += "created: \(created.rfc3339)\n" }
+    if let title { text += "title: \(YAMLScalar.format(title))\n" }
+    return text
+  }
+
+  static func read(at path: String) -> NotebookSettings? {
+    guard let data = try? FileSystem.read(path, limit: 64 * 1024), let text = String(data: data, encoding: .utf8),
+      let mapping = (try? Yams.compose(yaml: text))??.mapping
+    else { return nil }
+    return NotebookSettings(
+      created: mapping["created"]?.scalar.flatMap { Timestamp(rfc3339: $0.string) },
+      title: mapping["title"]?.scalar?.string)
+  }
+}
