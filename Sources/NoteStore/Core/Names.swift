@@ -47,7 +47,7 @@ public enum NameError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .invalid(let kind, let text, let problem):
-      let quoted = text.debugDescription
+      let quoted = Names.quote(text)
       switch problem {
       case .empty:
         return "\(kind.rawValue) \(quoted) is empty; give a non-empty \(kind.rawValue)"
@@ -63,7 +63,7 @@ public enum NameError: Error, Equatable, CustomStringConvertible {
         return "\(kind.rawValue) \(quoted) contains \"\\\"; separate components with \"/\""
       case .onlyDots(let component):
         if kind == .title { return "title \(quoted) is only dots; use some letters or digits" }
-        return "\(kind.rawValue) \(quoted) has the component \(component.debugDescription) made only of dots; "
+        return "\(kind.rawValue) \(quoted) has the component \(Names.quote(component)) made only of dots; "
           + "rename it"
       case .emptyComponent:
         return "\(kind.rawValue) \(quoted) has an empty component (\"//\"); remove the duplicate \"/\""
@@ -72,10 +72,10 @@ public enum NameError: Error, Equatable, CustomStringConvertible {
       case .parentDirectory:
         return "\(kind.rawValue) \(quoted) contains \"..\"; give a path inside the repository without \"..\""
       case .hidden(let component):
-        return "\(kind.rawValue) \(quoted) has the hidden component \(component.debugDescription); "
+        return "\(kind.rawValue) \(quoted) has the hidden component \(Names.quote(component)); "
           + "use a name that does not start with \".\""
       case .reserved(let component):
-        return "\(kind.rawValue) \(quoted) uses \(component.debugDescription), which is reserved for git and nb; "
+        return "\(kind.rawValue) \(quoted) uses \(Names.quote(component)), which is reserved for git and nb; "
           + "choose another name"
       case .absolute:
         return "\(kind.rawValue) \(quoted) is absolute; give it relative to the repository root, without a leading \"/\""
@@ -174,11 +174,33 @@ public enum Names {
     if component.utf8.count > maxComponentBytes { throw fail(.componentTooLong(component: component)) }
   }
 
+  /// `text` in double quotes with `\\`, `"` and every control character escaped Swift-style (`\n`, `\u{85}`), so a
+  /// message quoting it stays on one line and shows what was typed.
+  static func quote(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\\": result += "\\\\"
+      case "\"": result += "\\\""
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      case "\0": result += "\\0"
+      case _ where isControl(scalar):
+        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
+  }
+
   /// The first control character: general category Cc (C0, DEL, C1 including U+0085) plus the Unicode line and
   /// paragraph separators, which editors and terminals treat as line breaks.
   static func firstControlCharacter(in text: String) -> Unicode.Scalar? {
-    text.unicodeScalars.first { scalar in
-      scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
-    }
+    text.unicodeScalars.first(where: isControl)
+  }
+
+  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
   }
 }

@@ -64,11 +64,11 @@ enum TemplateFilters {
         return ""
       case let text as String:
         guard let parsed = TemplateDates.parse(text, timeZone: timeZone) else {
-          throw TemplateSyntaxError("'date' cannot read \(text.debugDescription) as a date; use yyyy-MM-dd or RFC 3339")
+          throw TemplateSyntaxError("'date' cannot read \(Names.quote(text)) as a date; use yyyy-MM-dd or RFC 3339")
         }
         date = parsed
       case let other?:
-        throw TemplateSyntaxError("'date' needs a date, got \(String(describing: other).debugDescription)")
+        throw TemplateSyntaxError("'date' needs a date, got \(Names.quote(String(describing: other)))")
       }
       return TemplateDates.format(date, pattern: pattern, timeZone: timeZone)
     }

@@ -14,10 +14,10 @@ public enum TemplateError: Error, Equatable, CustomStringConvertible {
     switch self {
     case .notFound(let name, let available):
       let list = available.isEmpty ? "none" : available.joined(separator: ", ")
-      return "no template named \(name.debugDescription) (available: \(list)); "
+      return "no template named \(Names.quote(name)) (available: \(list)); "
         + "add \(name).md to .nb/templates to create it"
     case .invalid(let name, let line, let message):
-      let place = line.map { "\(name.debugDescription) line \($0)" } ?? name.debugDescription
+      let place = line.map { "\(Names.quote(name)) line \($0)" } ?? Names.quote(name)
       return "template \(place): \(message)"
     }
   }
@@ -70,15 +70,15 @@ public struct TemplateLibrary: Sendable {
 
   /// Renders template `name` with `context` into the text of a whole note file.
   ///
-  /// Whitespace follows Stencil's "smart" trimming: a line holding only a `{% tag %}` leaves no blank line behind.
+  /// Text outside tags is kept exactly, line breaks included (Stencil's default); a template trims around a tag
+  /// with `{%-` and `-%}` where it wants to.
   public func render(_ name: String, context: TemplateContext) throws -> String {
     let canonical = try Self.canonicalName(name)
     let text = try source(of: canonical)
     let loader = LibraryLoader(library: self)
     let environment = Environment(
       loader: loader,
-      extensions: [TemplateFilters.makeExtension(timeZone: context.timeZone)],
-      trimBehaviour: .smart
+      extensions: [TemplateFilters.makeExtension(timeZone: context.timeZone)]
     )
     let template = Template(templateString: text, environment: environment, name: canonical)
     do {
@@ -175,7 +175,7 @@ public struct TemplateLibrary: Sendable {
       failedName = innermost.sourceMap.filename ?? name
       failedLine = line(of: innermost)
       let chain = tokens.dropFirst().map { token -> String in
-        let file = (token.sourceMap.filename ?? name).debugDescription
+        let file = Names.quote(token.sourceMap.filename ?? name)
         return line(of: token).map { "\(file) line \($0)" } ?? file
       }
       if !chain.isEmpty { message += " (included from \(chain.joined(separator: ", from ")))" }
@@ -215,7 +215,7 @@ private final class LibraryLoader: Loader, CustomStringConvertible {
         throw TemplateError.invalid(
           name: name,
           line: nil,
-          message: "include/extends of \(name.debugDescription) refused: only templates in .nb/templates "
+          message: "include/extends of \(Names.quote(name)) refused: only templates in .nb/templates "
             + "or built-in ones can be included, by plain name (like \"header\")"
         )
       }
