@@ -22,7 +22,8 @@ final class NamesTests: XCTestCase {
       let expected = quoted ?? "\"\(text)\""
       XCTAssertTrue(message.contains(expected), "message must quote \(expected): \(message)", file: file, line: line)
       XCTAssertTrue(message.hasPrefix(kind.rawValue + " "), message, file: file, line: line)
-      XCTAssertFalse(message.contains(where: \.isNewline), "message must be one line: \(message)", file: file, line: line)
+      XCTAssertFalse(
+        message.contains(where: \.isNewline), "message must be one line: \(message)", file: file, line: line)
     }
   }
 
@@ -96,7 +97,9 @@ final class NamesTests: XCTestCase {
     assertRejects(.notebook, "a/.b/c", .hidden(component: ".b")) { try Names.validateNotebookPath("a/.b/c") }
     assertRejects(.notebook, "/etc", .absolute) { try Names.validateNotebookPath("/etc") }
     assertRejects(.notebook, "a\\b", .separator("\\"), quoted: #""a\\b""#) { try Names.validateNotebookPath("a\\b") }
-    assertRejects(.notebook, "a\nb", .controlCharacter("\n"), quoted: #""a\nb""#) { try Names.validateNotebookPath("a\nb") }
+    assertRejects(.notebook, "a\nb", .controlCharacter("\n"), quoted: #""a\nb""#) {
+      try Names.validateNotebookPath("a\nb")
+    }
     let long = String(repeating: "é", count: 128)  // 256 bytes
     assertRejects(.notebook, long, .componentTooLong(component: long)) { try Names.validateNotebookPath(long) }
     let longest = String(repeating: "a", count: 255)
@@ -135,7 +138,11 @@ final class NamesTests: XCTestCase {
       try Names.validateRelativePath("work/.draft.md")
     }
     assertRejects(.path, "a/.../b.md", .onlyDots(component: "...")) { try Names.validateRelativePath("a/.../b.md") }
-    assertRejects(.path, "a\\b.md", .separator("\\"), quoted: #""a\\b.md""#) { try Names.validateRelativePath("a\\b.md") }
-    assertRejects(.path, "a\u{85}.md", .controlCharacter("\u{85}"), quoted: #""a\u{85}.md""#) { try Names.validateRelativePath("a\u{85}.md") }
+    assertRejects(.path, "a\\b.md", .separator("\\"), quoted: #""a\\b.md""#) {
+      try Names.validateRelativePath("a\\b.md")
+    }
+    assertRejects(.path, "a\u{85}.md", .controlCharacter("\u{85}"), quoted: #""a\u{85}.md""#) {
+      try Names.validateRelativePath("a\u{85}.md")
+    }
   }
 }

@@ -221,7 +221,8 @@ final class TemplatesTests: XCTestCase {
 
   func testTextAroundTagsKeptExactly() throws {
     // An inline tag at the end of a line must not swallow the line break after it.
-    XCTAssertEqual(try render("- {{ author }}{% if tags %}, x{% endif %}\n\n## Next\n"), "- Ada Lovelace, x\n\n## Next\n")
+    XCTAssertEqual(
+      try render("- {{ author }}{% if tags %}, x{% endif %}\n\n## Next\n"), "- Ada Lovelace, x\n\n## Next\n")
     // Trimming is the template's choice, with "-".
     XCTAssertEqual(try render("a\n{% if tags -%}\nb\n{%- endif %}\nc\n"), "a\nb\nc\n")
   }

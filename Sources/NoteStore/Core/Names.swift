@@ -78,7 +78,8 @@ public enum NameError: Error, Equatable, CustomStringConvertible {
         return "\(kind.rawValue) \(quoted) uses \(Names.quote(component)), which is reserved for git and nb; "
           + "choose another name"
       case .absolute:
-        return "\(kind.rawValue) \(quoted) is absolute; give it relative to the repository root, without a leading \"/\""
+        return "\(kind.rawValue) \(quoted) is absolute; "
+          + "give it relative to the repository root, without a leading \"/\""
       case .componentTooLong(let component):
         return "\(kind.rawValue) \(quoted) has a component of \(component.utf8.count) bytes; "
           + "shorten it to at most \(Names.maxComponentBytes) bytes"

@@ -5,51 +5,51 @@ enum BuiltinTemplates {
   /// Template text by name, byte for byte as in `templates/NAME.md`.
   static let all: [String: String] = [
     "daily": #"""
----
-type: daily
----
-# {{ now|date:"EEEE d MMMM yyyy" }}
+    ---
+    type: daily
+    ---
+    # {{ now|date:"EEEE d MMMM yyyy" }}
 
-## Plan
+    ## Plan
 
-{{ content }}
+    {{ content }}
 
-## Log
+    ## Log
 
-## Tomorrow
+    ## Tomorrow
 
-"""#,
+    """#,
     "meeting": #"""
----
-type: meeting
----
-# {{ title }}
+    ---
+    type: meeting
+    ---
+    # {{ title }}
 
-- When: {{ now|date:"yyyy-MM-dd HH:mm" }}
-- Who: {{ author }}{% if var.with %}, {{ var.with }}{% endif %}
+    - When: {{ now|date:"yyyy-MM-dd HH:mm" }}
+    - Who: {{ author }}{% if var.with %}, {{ var.with }}{% endif %}
 
-## Agenda
+    ## Agenda
 
-{{ content }}
+    {{ content }}
 
-## Notes
+    ## Notes
 
-## Decisions
+    ## Decisions
 
-## Actions
+    ## Actions
 
-"""#,
+    """#,
     "note": #"""
-# {{ title }}
+    # {{ title }}
 
-{{ content }}
+    {{ content }}
 
-"""#,
+    """#,
     "readme": #"""
-# {{ title }}
+    # {{ title }}
 
-{% if content %}{{ content }}{% else %}What this notebook holds, and how it is organised.{% endif %}
+    {% if content %}{{ content }}{% else %}What this notebook holds, and how it is organised.{% endif %}
 
-"""#,
+    """#,
   ]
 }
