@@ -121,7 +121,7 @@ extension NoteRepository {
   /// Creates a note from a template and commits it. Returns the new note.
   @discardableResult
   public func createNote(_ draft: NoteDraft) throws -> Note {
-    let title = try Self.titleFor(draft)
+    let title = try nameCall { try Self.titleFor(draft) }
     let tags = try Self.normalizedTags(draft.tags)
     let templateName = draft.template ?? "note"
     let library = templates
@@ -138,7 +138,7 @@ extension NoteRepository {
       let stamp = now
       let context = TemplateContext(
         title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: git.defaultSignature().name,
-        content: draft.content, now: stamp.date, timeZone: timeZone, vars: draft.variables)
+        content: Self.droppingFinalNewline(draft.content), now: stamp.date, timeZone: timeZone, vars: draft.variables)
       var text = try templateCall { try library.render(templateName, context: context) }
       text = try frontMatterCall(path) {
         var t = try FrontMatter.setting("id", to: id, in: text)
@@ -174,7 +174,7 @@ extension NoteRepository {
           text = String(decoding: Array(text.utf8.prefix(head)), as: UTF8.self) + body
         }
         if let append = change.append {
-          if !text.isEmpty && !text.hasSuffix("\n") { text += Self.lineEnding(of: text) }
+          if !text.isEmpty && text.last?.isNewline != true { text += Self.lineEnding(of: text) }
           text += append
         }
       }
@@ -268,6 +268,12 @@ extension NoteRepository {
   }
 
   // MARK: - Helpers
+
+  /// Templates end `{{ content }}` with their own newline; piped input brings one too, which would double it.
+  static func droppingFinalNewline(_ text: String) -> String {
+    // "\r\n" is one Character in Swift, so this drops either ending whole.
+    text.last?.isNewline == true ? String(text.dropLast()) : text
+  }
 
   /// The file's own line ending (its first line break), so appended text does not mix LF into a CRLF file.
   static func lineEnding(of text: String) -> String {

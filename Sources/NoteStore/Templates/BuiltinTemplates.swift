@@ -40,8 +40,6 @@ enum BuiltinTemplates {
 
     """#,
     "note": #"""
-    # {{ title }}
-
     {{ content }}
 
     """#,
