@@ -215,6 +215,16 @@ final class FrontMatterEditTests: XCTestCase {
     }
   }
 
+  func testRemovalThatWouldChangeABlockScalarIsRefused() {
+    // Without `draft`, the indented comment would become content of the literal scalar `cover`.
+    let text = "---\ncover: |\n  line\ndraft: 10\n   # comment\n---\n"
+    XCTAssertThrowsError(try FrontMatter.removing("draft", in: text)) { error in
+      guard case .cannotEdit(key: "draft", line: 4, _)? = error as? FrontMatterError else {
+        return XCTFail("\(error)")
+      }
+    }
+  }
+
   func testEditingTwiceIsStable() throws {
     let text = "---\ntitle: T\nupdated: 2020-01-01\n---\n"
     let once = try FrontMatter.settingUpdated(stamp, in: text)

@@ -189,8 +189,9 @@ enum FMEditor {
       lastLine = tokenEndLine(parsed, from: valueOffset!, limitLine: hardEnd) ?? lastLine
     case .scalar(let scalar) where scalar.style == .literal || scalar.style == .folded:
       // Block scalar content is indented and may hold lines that look like comments.
-      lastLine = lastContentLine(block, from: keyLine, before: hardEnd) { lineIndex in
-        lineIndex == keyLine || [UInt8(ascii: " "), UInt8(ascii: "\t")].contains(content[block.lines[lineIndex].start - base])
+      lastLine = lastContentLine(block, from: keyLine, before: hardEnd, commentsAreContent: true) { lineIndex in
+        let first = content[block.lines[lineIndex].start - base]
+        return first == UInt8(ascii: " ") || first == UInt8(ascii: "\t")
       }
     default:
       break
@@ -217,9 +218,10 @@ enum FMEditor {
       trailingComment: trailingComment)
   }
 
-  /// The last line in `first..<end` that is not blank, not a comment, and passes `accept` (at least `first`).
+  /// The last line in `first..<end` that is not blank, not a comment (unless `commentsAreContent`), and passes
+  /// `accept` (at least `first`).
   private static func lastContentLine(
-    _ block: FMBlock, from first: Int, before end: Int, accept: (Int) -> Bool
+    _ block: FMBlock, from first: Int, before end: Int, commentsAreContent: Bool = false, accept: (Int) -> Bool
   ) -> Int {
     var index = end - 1
     while index > first {
@@ -230,7 +232,9 @@ enum FMEditor {
       {
         offset += 1
       }
-      if offset < lineEnd, block.content[offset] != UInt8(ascii: "#"), accept(index) { return index }
+      if offset < lineEnd, commentsAreContent || block.content[offset] != UInt8(ascii: "#"), accept(index) {
+        return index
+      }
       index -= 1
     }
     return first
