@@ -71,9 +71,11 @@ final class FrontMatterEditTests: XCTestCase {
   }
 
   func testNoFrontMatterGetsAMinimalBlock() throws {
-    XCTAssertEqual(try FrontMatter.setting("id", to: "abc", in: "# Title\nbody\n"), "---\nid: abc\n---\n# Title\nbody\n")
     XCTAssertEqual(
-      try FrontMatter.setting("id", to: "abc", in: "# Title\r\nbody\r\n"), "---\r\nid: abc\r\n---\r\n# Title\r\nbody\r\n")
+      try FrontMatter.setting("id", to: "abc", in: "# Title\nbody\n"), "---\nid: abc\n---\n# Title\nbody\n")
+    XCTAssertEqual(
+      try FrontMatter.setting("id", to: "abc", in: "# Title\r\nbody\r\n"),
+      "---\r\nid: abc\r\n---\r\n# Title\r\nbody\r\n")
     XCTAssertEqual(
       try FrontMatter.settingUpdated(stamp, in: "\u{FEFF}Body"),
       "\u{FEFF}---\nupdated: 2026-11-22T10:15:03+01:00\n---\nBody")
@@ -100,7 +102,8 @@ final class FrontMatterEditTests: XCTestCase {
     XCTAssertEqual(try FrontMatter.settingTags(["c"], in: flush), "---\ntags:\n- c\n# after\nnext: 1\n---\n")
     let wide = "---\ntags:    # my tags\n    -   a\n    # inner comment\n    -   b\nnext: 1\n---\n"
     XCTAssertEqual(
-      try FrontMatter.settingTags(["c", "yes"], in: wide), "---\ntags:    # my tags\n    -   c\n    -   \"yes\"\nnext: 1\n---\n")
+      try FrontMatter.settingTags(["c", "yes"], in: wide),
+      "---\ntags:    # my tags\n    -   c\n    -   \"yes\"\nnext: 1\n---\n")
     // An empty list cannot be a block list.
     XCTAssertEqual(try FrontMatter.settingTags([], in: flush), "---\ntags: []\n# after\nnext: 1\n---\n")
   }
@@ -153,7 +156,8 @@ final class FrontMatterEditTests: XCTestCase {
   func testNestedMappingsAreUntouched() throws {
     let text = "---\nmeta:\n  title: inner\n  tags: [inner]\ntitle: outer\n---\n"
     XCTAssertEqual(
-      try FrontMatter.setting("title", to: "new", in: text), "---\nmeta:\n  title: inner\n  tags: [inner]\ntitle: new\n---\n")
+      try FrontMatter.setting("title", to: "new", in: text),
+      "---\nmeta:\n  title: inner\n  tags: [inner]\ntitle: new\n---\n")
     XCTAssertEqual(
       try FrontMatter.settingTags(["t"], in: text),
       "---\nmeta:\n  title: inner\n  tags: [inner]\ntitle: outer\ntags: [t]\n---\n")
@@ -163,7 +167,8 @@ final class FrontMatterEditTests: XCTestCase {
   func testRemoving() throws {
     let text = "---\nid: a\n# about tags\ntags:\n  - x\n  - y\n\ntitle: T\n---\nbody"
     XCTAssertEqual(try FrontMatter.removing("tags", in: text), "---\nid: a\n# about tags\n\ntitle: T\n---\nbody")
-    XCTAssertEqual(try FrontMatter.removing("id", in: text), "---\n# about tags\ntags:\n  - x\n  - y\n\ntitle: T\n---\nbody")
+    XCTAssertEqual(
+      try FrontMatter.removing("id", in: text), "---\n# about tags\ntags:\n  - x\n  - y\n\ntitle: T\n---\nbody")
     XCTAssertEqual(try FrontMatter.removing("missing", in: text), text)
     XCTAssertEqual(try FrontMatter.removing("id", in: "no front matter"), "no front matter")
     XCTAssertEqual(try FrontMatter.removing("title", in: "---\ntitle: T\n---\n"), "---\n---\n")
@@ -171,11 +176,13 @@ final class FrontMatterEditTests: XCTestCase {
 
   func testIndentedMappingGetsIndentedKey() throws {
     XCTAssertEqual(
-      try FrontMatter.setting("title", to: "x", in: "---\n  a: 1\n  b: 2\n---\n"), "---\n  a: 1\n  b: 2\n  title: x\n---\n")
+      try FrontMatter.setting("title", to: "x", in: "---\n  a: 1\n  b: 2\n---\n"),
+      "---\n  a: 1\n  b: 2\n  title: x\n---\n")
   }
 
   func testSettingQuotedKeyKeepsItsQuotes() throws {
-    XCTAssertEqual(try FrontMatter.setting("title", to: "x", in: "---\n\"title\" : old\n---\n"), "---\n\"title\" : x\n---\n")
+    XCTAssertEqual(
+      try FrontMatter.setting("title", to: "x", in: "---\n\"title\" : old\n---\n"), "---\n\"title\" : x\n---\n")
   }
 
   func testValuesFormattedByYAMLScalarReadBack() throws {

@@ -60,7 +60,6 @@ final class FrontMatterPropertyTests: XCTestCase {
     let text = testCase.text
     let label = "case \(iteration): \(edit)\n\(text)"
     let result: String
-    if ProcessInfo.processInfo.environment["FM_DEBUG"] != nil { print(label) }
     switch edit {
     case .updated(let stamp): result = try FrontMatter.settingUpdated(stamp, in: text)
     case .tags(let tags): result = try FrontMatter.settingTags(tags, in: text)
@@ -195,8 +194,10 @@ final class FrontMatterPropertyTests: XCTestCase {
 
   private func bodyLineEnding(_ body: String) -> String {
     guard let newline = body.unicodeScalars.firstIndex(of: "\n") else { return "\n" }
-    return newline > body.unicodeScalars.startIndex && body.unicodeScalars[body.unicodeScalars.index(before: newline)]
-      == "\r" ? "\r\n" : "\n"
+    return newline > body.unicodeScalars.startIndex
+      && body.unicodeScalars[body.unicodeScalars.index(before: newline)]
+        == "\r"
+      ? "\r\n" : "\n"
   }
 
   // MARK: - Generating
@@ -241,7 +242,9 @@ final class FrontMatterPropertyTests: XCTestCase {
     case 0: return Entry(key: "title", lines: ["title: " + YAMLScalar.format(randomString(&random))])
     case 1: return Entry(key: "title", lines: ["title: 'It''s \(word(&random))'  # quoted"])
     case 2: return Entry(key: "title", lines: ["title: \"multi", "  line \\\"title\\\" # in quotes\""])
-    case 3: return Entry(key: "title", lines: ["title: >-", "  folded", "  # content, not a comment"], allowsIndentedFiller: false)
+    case 3:
+      return Entry(
+        key: "title", lines: ["title: >-", "  folded", "  # content, not a comment"], allowsIndentedFiller: false)
     case 4: return Entry(key: "title", lines: ["title:", "  on the next line"])
     default: return Entry(key: "title", lines: ["title:    \(word(&random)) words   # c"])
     }
@@ -352,7 +355,8 @@ final class FrontMatterPropertyTests: XCTestCase {
     switch random.next() % 5 {
     case 0:
       let seconds = 1_700_000_000 + Double(random.next() % 100_000_000)
-      return .updated(Timestamp(date: Date(timeIntervalSince1970: seconds), offsetSeconds: pick([0, 3600, -16_200], &random)))
+      return .updated(
+        Timestamp(date: Date(timeIntervalSince1970: seconds), offsetSeconds: pick([0, 3600, -16_200], &random)))
     case 1:
       var tags: [String] = []
       for _ in 0..<(1 + Int(random.next() % 4)) {

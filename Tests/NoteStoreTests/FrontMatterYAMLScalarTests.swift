@@ -50,7 +50,8 @@ final class FrontMatterYAMLScalarTests: XCTestCase {
   func testFlowList() throws {
     XCTAssertEqual(YAMLScalar.flowList([]), "[]")
     XCTAssertEqual(YAMLScalar.flowList(["a", "b c"]), "[a, b c]")
-    XCTAssertEqual(YAMLScalar.flowList(["a,b", "[x]", "{y}", "yes", "#t"]), "[\"a,b\", \"[x]\", \"{y}\", \"yes\", \"#t\"]")
+    XCTAssertEqual(
+      YAMLScalar.flowList(["a,b", "[x]", "{y}", "yes", "#t"]), "[\"a,b\", \"[x]\", \"{y}\", \"yes\", \"#t\"]")
     XCTAssertEqual(try readsBackFlow(YAMLScalar.flowList(["a,b", "c]", "d"])), ["a,b", "c]", "d"])
   }
 

@@ -67,8 +67,10 @@ enum FMEditor {
       try verify(result, old: parsed, key: key, expected: nil, line: fileLine)
       return result
     }
-    let keyPrefix = String(decoding: parsed.block.content[(start - parsed.block.contentStart)..<(extent.colonEnd
-      - parsed.block.contentStart)], as: UTF8.self)
+    let keyPrefix = String(
+      decoding: parsed.block.content[
+        (start - parsed.block.contentStart)..<(extent.colonEnd
+          - parsed.block.contentStart)], as: UTF8.self)
     // Keeping the key line's comment is best effort: when the result does not verify, retry without it.
     let attempts = extent.trailingComment == nil ? [false] : [true, false]
     var lastError: Error?
@@ -199,7 +201,8 @@ enum FMEditor {
 
     let lineEndRelative = line.contentEnd - base
     let comment = YAMLLineScanner.commentStart(content, from: colonEnd, to: lineEndRelative)
-    let valueEndOnLine = comment.map { YAMLLineScanner.skipBlanksBackward(content, from: $0, downTo: colonEnd) }
+    let valueEndOnLine =
+      comment.map { YAMLLineScanner.skipBlanksBackward(content, from: $0, downTo: colonEnd) }
       ?? lineEndRelative
     let valueText = content[colonEnd..<valueEndOnLine]
     let valueOnKeyLine = valueText.contains { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
@@ -242,7 +245,8 @@ enum FMEditor {
 
   /// The line where a quoted scalar or flow collection starting at `offset` ends (nil when it cannot be found).
   private static func tokenEndLine(_ parsed: FMParsed, from offset: Int, limitLine: Int) -> Int? {
-    let limit = limitLine < parsed.block.lines.count
+    let limit =
+      limitLine < parsed.block.lines.count
       ? parsed.block.lines[limitLine].start - parsed.block.contentStart : parsed.block.content.count
     guard let end = YAMLLineScanner.tokenEnd(parsed.block.content, from: offset, limit: limit) else { return nil }
     return parsed.lineIndex(containing: end - 1)
@@ -396,8 +400,9 @@ enum YAMLLineScanner {
       {
         position += 1
       }
-      while position < limit, isBlank(bytes[position]) || bytes[position] == UInt8(ascii: "\n")
-        || bytes[position] == UInt8(ascii: "\r")
+      while position < limit,
+        isBlank(bytes[position]) || bytes[position] == UInt8(ascii: "\n")
+          || bytes[position] == UInt8(ascii: "\r")
       {
         position += 1
       }
