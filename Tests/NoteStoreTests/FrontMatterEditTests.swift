@@ -232,6 +232,12 @@ final class FrontMatterEditTests: XCTestCase {
     }
   }
 
+  func testInvalidValueIsRefusedWithoutFrontMatterToo() {
+    XCTAssertThrowsError(try FrontMatter.setting("title", to: "a: b: c", in: "body\n")) { error in
+      guard case .cannotEdit(key: "title", _, _)? = error as? FrontMatterError else { return XCTFail("\(error)") }
+    }
+  }
+
   func testEditingTwiceIsStable() throws {
     let text = "---\ntitle: T\nupdated: 2020-01-01\n---\n"
     let once = try FrontMatter.settingUpdated(stamp, in: text)

@@ -59,4 +59,18 @@ final class FrontMatterLargeInputTests: XCTestCase {
     XCTAssertTrue(result.hasSuffix("key19999: value 19999 # comment\ntags:\n  - only\n---\nbody\n"))
     XCTAssertLessThan(time, 10, "took \(time) s")
   }
+
+  func testAliasBombDoesNotHangAnEdit() throws {
+    // Each level doubles the size of the expanded tree: 2^40 leaves if anything walked it in full.
+    var lines = ["---", "l0: &l0 [x, x]"]
+    for level in 1...40 { lines.append("l\(level): &l\(level) [*l\(level - 1), *l\(level - 1)]") }
+    lines.append("---")
+    let text = lines.joined(separator: "\n") + "\n"
+    let start = Date()
+    XCTAssertNil(try FrontMatter.read(text).title)
+    XCTAssertThrowsError(try FrontMatter.setting("title", to: "x", in: text)) { error in
+      guard case .cannotEdit(key: "title", _, _)? = error as? FrontMatterError else { return XCTFail("\(error)") }
+    }
+    XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+  }
 }

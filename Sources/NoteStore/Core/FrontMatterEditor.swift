@@ -41,7 +41,7 @@ enum FMEditor {
       throw FrontMatterError.unterminated(line: 1)
     case .none(let bomLength):
       guard let newValue else { return text }
-      return addingBlock(to: text, bomLength: bomLength, key: key, value: newValue)
+      return try addingBlock(to: text, bomLength: bomLength, key: key, value: newValue)
     case .block(let block):
       let parsed = try FMParsed.parse(block)
       return try edit(text, parsed: parsed, key: key, newValue: newValue, insertAt: position)
@@ -67,10 +67,8 @@ enum FMEditor {
       try verify(result, old: parsed, key: key, expected: nil, line: fileLine)
       return result
     }
-    let keyPrefix = String(
-      decoding: parsed.block.content[
-        (start - parsed.block.contentStart)..<(extent.colonEnd
-          - parsed.block.contentStart)], as: UTF8.self)
+    let base = parsed.block.contentStart
+    let keyPrefix = String(decoding: parsed.block.content[(start - base)..<(extent.colonEnd - base)], as: UTF8.self)
     // Keeping the key line's comment is best effort: when the result does not verify, retry without it.
     let attempts = extent.trailingComment == nil ? [false] : [true, false]
     var lastError: Error?
@@ -94,13 +92,15 @@ enum FMEditor {
 
   // MARK: - Adding
 
-  private static func addingBlock(to text: String, bomLength: Int, key: String, value: FMNewValue) -> String {
+  private static func addingBlock(to text: String, bomLength: Int, key: String, value: FMNewValue) throws -> String {
     // A new block copies the body's line ending style so that a CRLF file stays CRLF throughout.
     let lineEnding = withContiguousUTF8(text) { bytes -> String in
       guard let newline = findByte(UInt8(ascii: "\n"), in: bytes, from: bomLength) else { return "\n" }
       return newline > bomLength && bytes[newline - 1] == UInt8(ascii: "\r") ? "\r\n" : "\n"
     }
-    let lines = ["---"] + keyLines(key: key, value: value, indent: "") + ["---"]
+    let entryLines = keyLines(key: key, value: value, indent: "")
+    _ = try expectedValue(entryLines.joined(separator: "\n"), key: key, line: 1)
+    let lines = ["---"] + entryLines + ["---"]
     return splice(text, bomLength, bomLength, lines.joined(separator: lineEnding) + lineEnding)
   }
 
@@ -290,9 +290,32 @@ enum FMEditor {
       expectedEntries.removeAll { $0.0 == key }
     }
     guard parsed.entries.count == expectedEntries.count else { throw failure }
+    // Aliases make the composed tree a DAG that plain `==` would walk in full: a "billion laughs" block must not
+    // hang an edit, so the comparison has a node budget and refuses the edit when it runs out.
+    var budget = 1_000_000
     for (actual, wanted) in zip(parsed.entries, expectedEntries) {
-      guard actual.key == wanted.0, actual.value == wanted.2 else { throw failure }
-      if actual.key != key { guard actual.keyNode == wanted.1 else { throw failure } }
+      guard actual.key == wanted.0, equal(actual.value, wanted.2, budget: &budget) else { throw failure }
+      if actual.key != key { guard equal(actual.keyNode, wanted.1, budget: &budget) else { throw failure } }
+    }
+  }
+
+  /// Structural equality as Yams defines it (scalar text and resolved tags), giving up (false) after `budget` nodes.
+  private static func equal(_ lhs: Node, _ rhs: Node, budget: inout Int) -> Bool {
+    budget -= 1
+    guard budget > 0 else { return false }
+    switch (lhs, rhs) {
+    case (.scalar(let left), .scalar(let right)):
+      return left == right
+    case (.sequence(let left), .sequence(let right)):
+      guard left.count == right.count, lhs.tag == rhs.tag else { return false }
+      return zip(left, right).allSatisfy { equal($0, $1, budget: &budget) }
+    case (.mapping(let left), .mapping(let right)):
+      guard left.count == right.count, lhs.tag == rhs.tag else { return false }
+      return zip(left, right).allSatisfy {
+        equal($0.key, $1.key, budget: &budget) && equal($0.value, $1.value, budget: &budget)
+      }
+    default:
+      return lhs == rhs
     }
   }
 
