@@ -255,6 +255,8 @@ extension NoteStoreError {
       self = .malformedFrontMatter(path: path, line: line, detail: "expected 'key: value' lines")
     case .unterminated(let line):
       self = .malformedFrontMatter(path: path, line: line, detail: "'---' opens front matter that never closes")
+    case .cannotEdit(let key, let line, let message):
+      self = .malformedFrontMatter(path: path, line: line, detail: "cannot safely change '\(key)': \(message)")
     }
   }
 }
