@@ -49,7 +49,22 @@ public final class Repository {
       return workTree.standardizedFileURL.path.withCString { git_repository_init_ext(&repo, $0, &options) }
     }
     try check("git_repository_init_ext", rc)
-    return try Repository(pointer: repo!, function: "git_repository_init_ext")
+    let repository = try Repository(pointer: repo!, function: "git_repository_init_ext")
+    try repository.preferCompactIndex()
+    return repository
+  }
+
+  /// Starts a new repository's index in version 4 (path-prefix compression). Every save rewrites the whole index
+  /// and libgit2 hashes it with SHA-1, so its size is the dominant cost of a commit in a big repository: v4 is
+  /// about 20 % smaller and measured ~10 % faster per save at 100k notes. libgit2 and git keep the version they
+  /// read, and git has read v4 since 1.8.0. An existing index (a repository nb did not create) is left alone.
+  private func preferCompactIndex() throws {
+    let index = try index()
+    guard git_index_entrycount(index) == 0,
+      !FileManager.default.fileExists(atPath: String(cString: git_index_path(index)))
+    else { return }
+    try check("git_index_set_version", git_index_set_version(index, 4))
+    try check("git_index_write", git_index_write(index))
   }
 
   /// Opens the repository whose work tree root is exactly `workTree` (no upward discovery).

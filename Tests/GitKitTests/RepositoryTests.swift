@@ -21,6 +21,29 @@ final class RepositoryTests: GitKitTestCase {
     XCTAssertEqual(try git.run("rev-parse", "--is-bare-repository"), "false\n")
   }
 
+  func testCreatedRepositoryUsesIndexVersion4AndGitKeepsIt() throws {
+    let repo = try makeRepository()
+    try write("a.md", "a\n")
+    try repo.commit(paths: ["a.md"], message: "one")
+    try write("b.md", "b\n")
+    try git.run("add", "b.md")
+    // The index header is "DIRC" followed by the version as a 32-bit big-endian integer.
+    let header = try Data(contentsOf: workTree.appendingPathComponent(".git/index")).prefix(8)
+    XCTAssertEqual(Array(header), Array("DIRC".utf8) + [0, 0, 0, 4])
+    XCTAssertEqual(lines(try git.run("ls-files")), ["a.md", "b.md"])
+    XCTAssertEqual(try git.statusPorcelain(), "A  b.md\n")
+  }
+
+  func testRepositoryMadeByGitKeepsItsIndexVersion() throws {
+    try git.run("init", "-q", "-b", "main")
+    let repo = try Repository.open(at: workTree)
+    try write("a.md", "a\n")
+    try repo.commit(paths: ["a.md"], message: "one")
+    let header = try Data(contentsOf: workTree.appendingPathComponent(".git/index")).prefix(8)
+    XCTAssertEqual(Array(header), Array("DIRC".utf8) + [0, 0, 0, 2])
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
   func testCreateWithOtherInitialBranch() throws {
     let repo = try Repository.create(at: workTree, initialBranch: "trunk")
     XCTAssertEqual(repo.currentBranch, "trunk")
