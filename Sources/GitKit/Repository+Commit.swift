@@ -27,7 +27,9 @@ extension Repository {
     let index = try index()
     // git_index_write would also fail on the lock, but only after the commit's objects exist; checking first
     // keeps the failure clean and cheap. A lock taken between here and the write still fails the write.
-    let lockPath = String(cString: git_index_path(index)) + ".lock"
+    let indexPath =
+      git_index_path(index).map { String(cString: $0) } ?? gitDirectory.appendingPathComponent("index").path
+    let lockPath = indexPath + ".lock"
     if pathExists(lockPath) {
       throw GitError(
         function: "git_index_write", code: GitError.lockedCode,

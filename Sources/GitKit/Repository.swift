@@ -60,8 +60,8 @@ public final class Repository {
   /// read, and git has read v4 since 1.8.0. An existing index (a repository nb did not create) is left alone.
   private func preferCompactIndex() throws {
     let index = try index()
-    guard git_index_entrycount(index) == 0,
-      !FileManager.default.fileExists(atPath: String(cString: git_index_path(index)))
+    guard git_index_entrycount(index) == 0, let path = git_index_path(index),
+      !FileManager.default.fileExists(atPath: String(cString: path))
     else { return }
     try check("git_index_set_version", git_index_set_version(index, 4))
     try check("git_index_write", git_index_write(index))

@@ -45,3 +45,33 @@ final class ProcessRunnerTests: XCTestCase {
     XCTAssertFalse(FileManager.default.fileExists(atPath: path))
   }
 }
+
+final class NBRunnerTests: XCTestCase {
+  func testRunnerIsolatesTheEnvironment() throws {
+    let home = try TemporaryDirectory()
+    // /usr/bin/env stands in for nb: it prints the environment it was given.
+    let runner = try NBRunner(home: home.url, binary: URL(fileURLWithPath: "/usr/bin/env"))
+    let plain = Set(lines(try runner.run([]).stdout))
+    XCTAssertTrue(plain.contains("HOME=\(home.path)"))
+    XCTAssertTrue(plain.contains("NO_COLOR=1"))
+    XCTAssertFalse(plain.contains { $0.hasPrefix("NB_DIR=") || $0.hasPrefix("EDITOR=") || $0.hasPrefix("VISUAL=") })
+    let withEditor = Set(lines(try runner.run([], env: ["EDITOR": "true", "NB_DIR": "/x"]).stdout))
+    XCTAssertTrue(withEditor.isSuperset(of: ["EDITOR=true", "NB_DIR=/x"]))
+    let config = try String(contentsOf: home.file(".gitconfig"), encoding: .utf8)
+    XCTAssertTrue(config.contains("email = \(GitCLI.userEmail)"))
+    XCTAssertEqual(try runner.run(["sh", "-c", "cat"], stdin: "piped").stdout, "piped")
+  }
+
+  func testBinaryLookupFindsTheBuiltProductOrTheOverride() throws {
+    setenv("NB_BINARY", "/bin/true", 1)
+    defer { unsetenv("NB_BINARY") }
+    XCTAssertEqual(try NBBinary.url().path, "/bin/true")
+    unsetenv("NB_BINARY")
+    // `swift test` builds every product, so the nb executable sits next to the test bundle.
+    let url = try NBBinary.url()
+    XCTAssertEqual(url.lastPathComponent, "nb")
+    XCTAssertTrue(FileManager.default.isExecutableFile(atPath: url.path))
+  }
+
+  private func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+}

@@ -482,6 +482,10 @@ final class RepositoryTests: GitKitTestCase {
     XCTAssertEqual(try git.run("config", "--local", "nb.device"), "laptop\n")
     XCTAssertEqual(repo.config("user.name"), "Local Name")
     XCTAssertEqual(repo.config("nb.device"), "laptop")
+    // A value written by git after we opened the repository is seen without reopening.
+    try git.run("config", "--local", "nb.device", "desktop")
+    XCTAssertEqual(repo.config("nb.device"), "desktop")
+    try repo.setConfig("nb.device", "laptop")
     // A reopened repository reads it back from disk.
     XCTAssertEqual(try Repository.open(at: workTree).config("nb.device"), "laptop")
 
