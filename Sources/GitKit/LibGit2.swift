@@ -1,0 +1,95 @@
+import CLibGit2
+import Foundation
+
+/// Process-wide libgit2 settings.
+public enum LibGit2 {
+  /// The config levels whose search path can be redirected (see `setConfigSearchPath`).
+  public enum ConfigLevel: Sendable {
+    /// `/etc/gitconfig` and friends.
+    case system
+    /// `$XDG_CONFIG_HOME/git/config`.
+    case xdg
+    /// `~/.gitconfig`.
+    case global
+    /// `%PROGRAMDATA%\Git\config` (Windows only).
+    case programData
+
+    var raw: Int32 {
+      switch self {
+      case .system: return GIT_CONFIG_LEVEL_SYSTEM.rawValue
+      case .xdg: return GIT_CONFIG_LEVEL_XDG.rawValue
+      case .global: return GIT_CONFIG_LEVEL_GLOBAL.rawValue
+      case .programData: return GIT_CONFIG_LEVEL_PROGRAMDATA.rawValue
+      }
+    }
+  }
+
+  /// The linked libgit2 version, e.g. `"1.5.1"`.
+  public static var version: String {
+    initialize()
+    var major: Int32 = 0
+    var minor: Int32 = 0
+    var patch: Int32 = 0
+    git_libgit2_version(&major, &minor, &patch)
+    return "\(major).\(minor).\(patch)"
+  }
+
+  /// Redirects where libgit2 looks for the config of `level` (directories separated by `:`); nil restores the
+  /// default.
+  ///
+  /// libgit2 resolves `$HOME` and `$XDG_CONFIG_HOME` once per process, so changing the environment later has no
+  /// effect; tests that need an isolated identity point the global/xdg/system levels at a temporary directory.
+  public static func setConfigSearchPath(_ path: String?, for level: ConfigLevel) throws {
+    initialize()
+    let rc: Int32
+    if let path {
+      rc = path.withCString { nb_git_set_search_path(level.raw, $0) }
+    } else {
+      rc = nb_git_set_search_path(level.raw, nil)
+    }
+    if rc < 0 { throw GitError.last("git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH)", rc) }
+  }
+
+  /// The current config search path of `level`.
+  public static func configSearchPath(for level: ConfigLevel) throws -> String {
+    initialize()
+    var buf = git_buf()
+    defer { git_buf_dispose(&buf) }
+    let rc = nb_git_get_search_path(level.raw, &buf)
+    if rc < 0 { throw GitError.last("git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH)", rc) }
+    guard let ptr = buf.ptr else { return "" }
+    return String(cString: ptr)
+  }
+
+  /// Initialises libgit2 exactly once. Swift runs a global's initialiser lazily under `swift_once`, which gives
+  /// the thread-safe "first use wins" behaviour without a lock of our own. libgit2 is never shut down: the
+  /// process exit cleans up, and a shutdown racing another thread's use would crash.
+  static func initialize() {
+    _ = initOnce
+  }
+}
+
+private let initOnce: Int32 = git_libgit2_init()
+
+/// Throws `GitError` naming `function` when a libgit2 call returned a negative code.
+@inline(__always)
+func check(_ function: @autoclosure () -> String, _ rc: Int32) throws {
+  if rc < 0 { throw GitError.last(function(), rc) }
+}
+
+/// Copies libgit2's trailing-slash directory path into a standardized URL without one.
+func directoryURL(fromGitPath cString: UnsafePointer<CChar>) -> URL {
+  var path = String(cString: cString)
+  while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+  return URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+}
+
+/// Runs `body` with a `git_strarray` view of `strings`; the C strings live only for the call.
+func withStrArray<R>(_ strings: [String], _ body: (inout git_strarray) throws -> R) rethrows -> R {
+  var cStrings: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+  defer { cStrings.forEach { free($0) } }
+  return try cStrings.withUnsafeMutableBufferPointer { buffer in
+    var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+    return try body(&array)
+  }
+}

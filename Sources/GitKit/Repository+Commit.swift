@@ -1,0 +1,244 @@
+import CLibGit2
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension Repository {
+  /// One commit on HEAD's branch containing exactly the given work-tree paths: each path that exists in the work
+  /// tree is (re)hashed and upserted, each that does not exist is removed (a path naming a tracked directory
+  /// removes everything below it). Other entries, including changes the user staged with `git add` for other
+  /// paths, are neither committed nor un-staged.
+  ///
+  /// The tree is built from HEAD's tree with `git_tree_create_updated` (cost O(depth), not O(repository)); the
+  /// listed paths' index entries are updated and the index written, then HEAD's branch is moved with a
+  /// compare-and-swap on its old value, so `git status` is clean for these paths afterwards. On a detached HEAD
+  /// the commit moves HEAD itself.
+  ///
+  /// - Returns: the new commit, or nil (and no commit) when the resulting tree equals HEAD's tree.
+  /// - Throws: `GitError` with `isLocked` when `.git/index.lock` exists (it is never deleted); `GIT_EMODIFIED`
+  ///   when the branch moved under us. The index is written before the branch moves, so a lock race costs no
+  ///   commit; if only the final ref update fails, the paths stay staged and the next commit picks them up.
+  @discardableResult
+  public func commit(paths: [String], message: String, author: Signature? = nil) throws -> ObjectID? {
+    let index = try index()
+    // git_index_write would also fail on the lock, but only after the commit's objects exist; checking first
+    // keeps the failure clean and cheap. A lock taken between here and the write still fails the write.
+    let indexPath =
+      git_index_path(index).map { String(cString: $0) } ?? gitDirectory.appendingPathComponent("index").path
+    let lockPath = indexPath + ".lock"
+    if pathExists(lockPath) {
+      throw GitError(
+        function: "git_index_write", code: GitError.lockedCode,
+        message: "\(lockPath) exists: another git process is running, or one crashed and left it behind")
+    }
+    do {
+      return try commitUnchecked(paths: try normalized(paths), message: message, author: author, index: index)
+    } catch {
+      discardIndexChanges()
+      throw error
+    }
+  }
+
+  private func commitUnchecked(paths: [String], message: String, author: Signature?, index: OpaquePointer) throws
+    -> ObjectID?
+  {
+    let headID = try headCommitID()
+    var headCommit: OpaquePointer?
+    var headTree: OpaquePointer?
+    defer {
+      git_tree_free(headTree)
+      git_commit_free(headCommit)
+    }
+    if let headID {
+      var oid = headID.oid
+      try check("git_commit_lookup(HEAD)", git_commit_lookup(&headCommit, pointer, &oid))
+      try check("git_commit_tree(HEAD)", git_commit_tree(&headTree, headCommit))
+    }
+
+    var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
+    var indexChanged = false
+    for path in paths {
+      let before = indexEntry(index, path)
+      switch try workTreeKind(of: path) {
+      case .file:
+        // add_bypath applies the repository's filters (.gitattributes eol, ...) exactly like `git add`, writes the
+        // blob and refreshes the entry's stat data, so git sees the file as clean without re-hashing it.
+        try check("git_index_add_bypath(\(path))", git_index_add_bypath(index, path))
+        guard let after = indexEntry(index, path) else {
+          throw GitError(function: "git_index_get_bypath(\(path))", code: GIT_ENOTFOUND.rawValue, message: "")
+        }
+        if before.map({ !($0.id == after.id && $0.mode == after.mode) }) ?? true { indexChanged = true }
+        updates.append((GIT_TREE_UPDATE_UPSERT, after.oid, git_filemode_t(after.mode), path))
+      case .missing:
+        if before != nil { indexChanged = true }
+        try check("git_index_remove_bypath(\(path))", git_index_remove_bypath(index, path))
+        if try removeDirectoryEntries(index, path) { indexChanged = true }
+        // Removing what HEAD's tree does not have is an error in git_tree_create_updated, so only existing ones.
+        if let headTree, try treeEntryExists(headTree, path) {
+          updates.append((GIT_TREE_UPDATE_REMOVE, git_oid(), GIT_FILEMODE_BLOB, path))
+        }
+      case .directory:
+        throw GitError(
+          function: "git_index_add_bypath(\(path))", code: GIT_EINVALIDSPEC.rawValue,
+          message: "\(path) is a directory in the work tree; pass file paths")
+      }
+    }
+
+    let newTreeID = try createUpdatedTree(base: headTree, updates: updates)
+    let unchanged: Bool
+    if let headTree {
+      unchanged = ObjectID(git_tree_id(headTree)) == newTreeID.id
+    } else {
+      // An unborn branch "has" the empty tree: committing nothing into it is a no-op too.
+      unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
+    }
+    if unchanged {
+      if indexChanged { try check("git_index_write", git_index_write(index)) }
+      return nil
+    }
+
+    let authorSignature = author ?? defaultSignature()
+    let committerSignature = author == nil ? authorSignature : defaultSignature()
+    let commitID = try createCommit(
+      tree: newTreeID, parent: headCommit, author: authorSignature, committer: committerSignature,
+      message: message)
+
+    try check("git_index_write", git_index_write(index))
+    try moveHead(to: commitID, from: headID, reflogMessage: reflogMessage(message, initial: headID == nil))
+    return commitID
+  }
+
+  /// Validates caller paths (relative, `/`-separated, no `.`/`..` components) and removes duplicates.
+  private func normalized(_ paths: [String]) throws -> [String] {
+    var seen = Set<String>()
+    var result: [String] = []
+    for raw in paths {
+      var path = raw
+      while path.hasSuffix("/") { path.removeLast() }
+      let components = path.split(separator: "/", omittingEmptySubsequences: false)
+      if path.isEmpty || path.hasPrefix("/") || components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
+        || components.first == ".git"
+      {
+        throw GitError(
+          function: "Repository.commit(paths:)", code: GIT_EINVALIDSPEC.rawValue,
+          message: "invalid work-tree relative path: \(raw.debugDescription)")
+      }
+      if seen.insert(path).inserted { result.append(path) }
+    }
+    return result
+  }
+
+  private enum WorkTreeKind { case file, directory, missing }
+
+  /// lstat, not stat: a symlink (even a dangling one) is committed as a link, never followed.
+  private func workTreeKind(of path: String) throws -> WorkTreeKind {
+    var info = stat()
+    let full = workTree.path + "/" + path
+    if lstat(full, &info) != 0 {
+      if errno == ENOENT || errno == ENOTDIR { return .missing }
+      throw GitError(
+        function: "lstat(\(path))", code: GIT_ERROR.rawValue, message: String(cString: strerror(errno)))
+    }
+    return (info.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
+  }
+
+  private struct IndexEntry: Equatable {
+    var id: ObjectID
+    var oid: git_oid
+    var mode: UInt32
+    static func == (a: IndexEntry, b: IndexEntry) -> Bool { a.id == b.id && a.mode == b.mode }
+  }
+
+  private func indexEntry(_ index: OpaquePointer, _ path: String) -> IndexEntry? {
+    guard let entry = git_index_get_bypath(index, path, 0) else { return nil }
+    return IndexEntry(id: ObjectID(entry.pointee.id), oid: entry.pointee.id, mode: entry.pointee.mode)
+  }
+
+  /// Drops index entries below `path` when it was a tracked directory; returns whether any were dropped.
+  private func removeDirectoryEntries(_ index: OpaquePointer, _ path: String) throws -> Bool {
+    let before = git_index_entrycount(index)
+    try check("git_index_remove_directory(\(path))", git_index_remove_directory(index, path, 0))
+    return git_index_entrycount(index) != before
+  }
+
+  private func treeEntryExists(_ tree: OpaquePointer, _ path: String) throws -> Bool {
+    var entry: OpaquePointer?
+    let rc = git_tree_entry_bypath(&entry, tree, path)
+    if rc == GIT_ENOTFOUND.rawValue { return false }
+    try check("git_tree_entry_bypath(\(path))", rc)
+    git_tree_entry_free(entry)
+    return true
+  }
+
+  private func createUpdatedTree(
+    base: OpaquePointer?, updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)]
+  ) throws -> (id: ObjectID, oid: git_oid) {
+    var out = git_oid()
+    if updates.isEmpty, let base {
+      out = git_tree_id(base).pointee
+      return (ObjectID(out), out)
+    }
+    let cPaths = updates.map { strdup($0.path) }
+    defer { cPaths.forEach { free($0) } }
+    var cUpdates = zip(updates, cPaths).map { update, cPath in
+      git_tree_update(action: update.action, id: update.id, filemode: update.mode, path: UnsafePointer(cPath))
+    }
+    try check("git_tree_create_updated", git_tree_create_updated(&out, pointer, base, cUpdates.count, &cUpdates))
+    return (ObjectID(out), out)
+  }
+
+  private func createCommit(
+    tree treeID: (id: ObjectID, oid: git_oid), parent: OpaquePointer?, author: Signature, committer: Signature,
+    message: String
+  ) throws -> ObjectID {
+    var treeOID = treeID.oid
+    var tree: OpaquePointer?
+    try check("git_tree_lookup", git_tree_lookup(&tree, pointer, &treeOID))
+    defer { git_tree_free(tree) }
+    let authorSig = try author.makeGitSignature()
+    defer { git_signature_free(authorSig) }
+    let committerSig = try committer.makeGitSignature()
+    defer { git_signature_free(committerSig) }
+    // Git's own commands end a message with a newline; tools that print raw messages expect it.
+    let text = message.isEmpty || message.hasSuffix("\n") ? message : message + "\n"
+    var out = git_oid()
+    var parents: [OpaquePointer?] = parent.map { [$0] } ?? []
+    let rc = parents.withUnsafeMutableBufferPointer { buffer in
+      // update_ref = nil: the ref moves only after the index is written (see commit(paths:)).
+      git_commit_create(
+        &out, pointer, nil, authorSig, committerSig, nil, text, tree, buffer.count, buffer.baseAddress)
+    }
+    try check("git_commit_create", rc)
+    return ObjectID(out)
+  }
+
+  /// Moves HEAD's branch (or a detached HEAD) from `old` to `new`, failing if someone else moved it meanwhile.
+  private func moveHead(to new: ObjectID, from old: ObjectID?, reflogMessage: String) throws {
+    let refName = headSymbolicTarget() ?? "HEAD"
+    var newOID = new.oid
+    var ref: OpaquePointer?
+    let rc: Int32
+    if var oldOID = old?.oid {
+      rc = git_reference_create_matching(&ref, pointer, refName, &newOID, 1, &oldOID, reflogMessage)
+    } else {
+      // force = 0 on an unborn branch: if another process created it meanwhile we fail instead of overwriting.
+      rc = git_reference_create_matching(&ref, pointer, refName, &newOID, 0, nil, reflogMessage)
+    }
+    git_reference_free(ref)
+    try check("git_reference_create_matching(\(refName))", rc)
+  }
+
+  private func reflogMessage(_ message: String, initial: Bool) -> String {
+    let subject = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: true).first ?? ""
+    return (initial ? "commit (initial): " : "commit: ") + subject
+  }
+
+  private func pathExists(_ path: String) -> Bool {
+    var info = stat()
+    return lstat(path, &info) == 0
+  }
+}

@@ -1,0 +1,56 @@
+import CLibGit2
+
+extension Repository {
+  /// Status of the work tree like `git status --untracked-files=all`: untracked files listed individually,
+  /// ignored files excluded, no rename detection. `paths` restricts the result to these pathspecs (git's
+  /// fnmatch rules) when non-empty. Sorted by path.
+  public func status(paths: [String] = []) throws -> [StatusEntry] {
+    var options = git_status_options()
+    try check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
+    options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+    options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
+    var list: OpaquePointer?
+    let rc = withStrArray(paths) { pathspec -> Int32 in
+      options.pathspec = pathspec
+      return git_status_list_new(&list, pointer, &options)
+    }
+    try check("git_status_list_new", rc)
+    defer { git_status_list_free(list) }
+
+    var entries: [StatusEntry] = []
+    for i in 0..<git_status_list_entrycount(list) {
+      guard let entry = git_status_byindex(list, i)?.pointee else { continue }
+      let flags = entry.status.rawValue
+      let delta = entry.index_to_workdir ?? entry.head_to_index
+      guard let delta, let cPath = delta.pointee.new_file.path ?? delta.pointee.old_file.path else { continue }
+      var staged: StatusEntry.Change?
+      var unstaged: StatusEntry.Change?
+      if flags & GIT_STATUS_CONFLICTED.rawValue != 0 {
+        staged = .conflicted
+        unstaged = .conflicted
+      } else {
+        staged = Self.change(
+          flags, added: GIT_STATUS_INDEX_NEW, modified: GIT_STATUS_INDEX_MODIFIED, deleted: GIT_STATUS_INDEX_DELETED,
+          renamed: GIT_STATUS_INDEX_RENAMED, typeChange: GIT_STATUS_INDEX_TYPECHANGE)
+        unstaged = Self.change(
+          flags, added: GIT_STATUS_WT_NEW, modified: GIT_STATUS_WT_MODIFIED, deleted: GIT_STATUS_WT_DELETED,
+          renamed: GIT_STATUS_WT_RENAMED, typeChange: GIT_STATUS_WT_TYPECHANGE)
+      }
+      if staged == nil && unstaged == nil { continue }
+      entries.append(StatusEntry(path: String(cString: cPath), staged: staged, unstaged: unstaged))
+    }
+    return entries
+  }
+
+  private static func change(
+    _ flags: UInt32, added: git_status_t, modified: git_status_t, deleted: git_status_t, renamed: git_status_t,
+    typeChange: git_status_t
+  ) -> StatusEntry.Change? {
+    if flags & added.rawValue != 0 { return .added }
+    if flags & deleted.rawValue != 0 { return .deleted }
+    if flags & renamed.rawValue != 0 { return .renamed }
+    if flags & typeChange.rawValue != 0 { return .typeChange }
+    if flags & modified.rawValue != 0 { return .modified }
+    return nil
+  }
+}
