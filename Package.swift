@@ -42,7 +42,7 @@ let package = Package(
     .target(name: "NBTestSupport", dependencies: ["GitKit"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "NBTestSupport"]),
-    .testTarget(name: "NBCLITests", dependencies: ["NBTestSupport"]),
+    .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -39,3 +39,31 @@ struct JSONOption: ParsableArguments {
   @Flag(name: .long, help: "Print one JSON document instead of text.")
   var json = false
 }
+
+extension NB {
+  /// Runs nb with `arguments` (without the program name), accepting `--dir` before the subcommand too, as in
+  /// `nb --dir ~/notes list` — the git-style habit — by moving leading global options after the subcommand.
+  public static func main(arguments: [String]) {
+    main(hoistingGlobalOptions(arguments))
+  }
+
+  static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
+    var rest = arguments[...]
+    var global: [String] = []
+    while let first = rest.first {
+      if first == "--dir", rest.count >= 2 {
+        global += rest.prefix(2)
+        rest = rest.dropFirst(2)
+      } else if first.hasPrefix("--dir=") {
+        global.append(first)
+        rest = rest.dropFirst()
+      } else {
+        break
+      }
+    }
+    guard !global.isEmpty else { return arguments }
+    var result = Array(rest)
+    result.insert(contentsOf: global, at: result.firstIndex(of: "--") ?? result.endIndex)
+    return result
+  }
+}

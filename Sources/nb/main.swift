@@ -1,3 +1,3 @@
 import NBCLI
 
-NB.main()
+NB.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -2,45 +2,82 @@ import Foundation
 
 /// Finds notes under the work tree and reads what listings need from the head of each file.
 ///
-/// What was read is remembered in `.git/nb/cache/notes-v1` (device-local, never committed), keyed by path and
-/// checked against size, mtime and inode, so listing 100 000 notes reads only the files that changed since.
+/// What was read is remembered under `.git/nb/cache/notes-v2/` (device-local, never committed), one file per
+/// directory, keyed by file name and checked against size, mtime and inode: listing one notebook of a 100 000-note
+/// repository reads one small cache file, and only the notes that changed since are read again.
 final class NoteScanner {
   /// Front matter and the first heading live at the top; reading only this much keeps a 50 MB note cheap to list.
   static let headBytes = 64 * 1024
 
   private let root: String
-  private let cachePath: String
-  private var cache: [String: CacheEntry]?
-  private var cacheDirty = false
+  private let cacheDirectory: String
 
   init(root: URL, cacheDirectory: URL) {
     self.root = root.path
-    self.cachePath = cacheDirectory.appendingPathComponent("notes-v1").path
+    self.cacheDirectory = cacheDirectory.appendingPathComponent("notes-v2").path
   }
 
   /// Notes under `notebook` (`""` = root), in path order; only that directory unless `recursive`.
   func notes(in notebook: String, recursive: Bool) -> [Note] {
-    var files: [(path: String, info: FileSystem.Info)] = []
-    collect(directory: notebook, recursive: recursive, into: &files)
-    loadCache()
     var notes: [Note] = []
-    notes.reserveCapacity(files.count)
     // Entries written in the last two seconds may still change without moving mtime: don't trust those later.
     let racyLimit = Int64((Date().timeIntervalSince1970 - 2) * 1_000_000_000)
-    for (path, info) in files {
-      if let hit = cache?[path], hit.size == info.size, hit.mtime == info.modifiedNanoseconds, hit.inode == info.inode {
-        notes.append(hit.note)
-        continue
-      }
-      let note = Self.readNote(root: root, path: path)
-      if info.modifiedNanoseconds < racyLimit {
-        cache?[path] = CacheEntry(size: info.size, mtime: info.modifiedNanoseconds, inode: info.inode, note: note)
-        cacheDirty = true
-      }
-      notes.append(note)
-    }
-    saveCache()
+    scan(directory: notebook, recursive: recursive, racyLimit: racyLimit, into: &notes)
     return notes.sorted { $0.path < $1.path }
+  }
+
+  private func scan(directory: String, recursive: Bool, racyLimit: Int64, into notes: inout [Note]) {
+    let full = directory.isEmpty ? root : root + "/" + directory
+    var files: [(name: String, info: FileSystem.Info)] = []
+    var children: [String] = []
+    for entry in FileSystem.entries(of: full) where !entry.name.hasPrefix(".") {
+      if entry.isDirectory {
+        children.append(entry.name)
+      } else if entry.isRegular, entry.name.hasSuffix(".md"), let info = FileSystem.lstatInfo(full + "/" + entry.name) {
+        files.append((entry.name, info))
+      }
+    }
+    if !files.isEmpty {
+      var shard = CacheShard(path: shardPath(for: directory), directory: directory)
+      var fresh: [String: CacheShard.Entry] = [:]
+      var changed = false
+      for (name, info) in files {
+        let path = RepoPaths.join(directory, name)
+        if let hit = shard.entries[name], hit.size == info.size, hit.mtime == info.modifiedNanoseconds,
+          hit.inode == info.inode
+        {
+          notes.append(hit.note)
+          fresh[name] = hit
+          continue
+        }
+        let note = Self.readNote(root: root, path: path)
+        notes.append(note)
+        if info.modifiedNanoseconds < racyLimit {
+          fresh[name] = CacheShard.Entry(
+            size: info.size, mtime: info.modifiedNanoseconds, inode: info.inode, note: note)
+          changed = true
+        }
+      }
+      // Rewritten only when it changed: a note read afresh, or one that vanished (or is too new to trust).
+      if changed || fresh.count != shard.entries.count {
+        shard.entries = fresh
+        try? FileSystem.makeDirectory(cacheDirectory)
+        shard.save()
+      }
+    }
+    if recursive {
+      for child in children { scan(directory: RepoPaths.join(directory, child), recursive: true, racyLimit: racyLimit, into: &notes) }
+    }
+  }
+
+  /// One cache file per directory, named by a hash of its path (paths may be long or hold any character).
+  private func shardPath(for directory: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in directory.utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x0000_0100_0000_01b3
+    }
+    return cacheDirectory + "/" + String(hash, radix: 16)
   }
 
   /// Every notebook (directory) under the root, with its direct note count.
@@ -94,20 +131,6 @@ final class NoteScanner {
     return nil
   }
 
-  private func collect(
-    directory: String, recursive: Bool, into files: inout [(path: String, info: FileSystem.Info)]
-  ) {
-    let full = directory.isEmpty ? root : root + "/" + directory
-    for entry in FileSystem.entries(of: full) where !entry.name.hasPrefix(".") {
-      let path = RepoPaths.join(directory, entry.name)
-      if entry.isDirectory {
-        if recursive { collect(directory: path, recursive: true, into: &files) }
-      } else if entry.isRegular, entry.name.hasSuffix(".md"), let info = FileSystem.lstatInfo(root + "/" + path) {
-        files.append((path, info))
-      }
-    }
-  }
-
   private func walkNotebooks(directory: String, into result: inout [Notebook]) {
     let full = directory.isEmpty ? root : root + "/" + directory
     var count = 0
@@ -127,122 +150,6 @@ final class NoteScanner {
       Notebook(
         path: directory, title: title ?? RepoPaths.lastComponent(of: directory), noteCount: count,
         hasSettings: hasSettings))
-  }
-
-  // MARK: - Cache
-
-  private struct CacheEntry {
-    var size: Int64
-    var mtime: Int64
-    var inode: UInt64
-    var note: Note
-  }
-
-  private static let cacheHeader = "nb-notes-cache 1"
-
-  private func loadCache() {
-    guard cache == nil else { return }
-    cache = [:]
-    guard let data = try? FileSystem.read(cachePath), let text = String(data: data, encoding: .utf8) else { return }
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-    guard lines.first == Substring(Self.cacheHeader) else { return }
-    lines = lines.dropFirst()
-    var entries: [String: CacheEntry] = [:]
-    entries.reserveCapacity(lines.count)
-    for line in lines {
-      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-      guard fields.count == 12, let size = Int64(fields[1]), let mtime = Int64(fields[2]),
-        let inode = UInt64(fields[3])
-      else { continue }
-      let path = Self.unescape(fields[0])
-      let note = Note(
-        path: path, id: fields[4].isEmpty ? nil : Self.unescape(fields[4]), title: Self.unescape(fields[5]),
-        created: Self.decodeTimestamp(fields[6]), updated: Self.decodeTimestamp(fields[7]),
-        tags: Self.decodeList(fields[8]), aliases: Self.decodeList(fields[9]),
-        conflictOf: fields[10].isEmpty ? nil : Self.unescape(fields[10]),
-        warning: fields[11].isEmpty ? nil : Self.unescape(fields[11]))
-      entries[path] = CacheEntry(size: size, mtime: mtime, inode: inode, note: note)
-    }
-    cache = entries
-  }
-
-  private func saveCache() {
-    guard cacheDirty, let cache else { return }
-    var out = Self.cacheHeader + "\n"
-    for (path, entry) in cache where FileSystem.exists(root + "/" + path) {
-      let n = entry.note
-      let fields = [
-        Self.escape(path), String(entry.size), String(entry.mtime), String(entry.inode), Self.escape(n.id ?? ""),
-        Self.escape(n.title), Self.encodeTimestamp(n.created), Self.encodeTimestamp(n.updated),
-        Self.encodeList(n.tags), Self.encodeList(n.aliases), Self.escape(n.conflictOf ?? ""),
-        Self.escape(n.warning ?? ""),
-      ]
-      out += fields.joined(separator: "\t") + "\n"
-    }
-    // A cache is only an accelerator: failing to write it must never fail the command.
-    try? FileSystem.makeDirectory((cachePath as NSString).deletingLastPathComponent)
-    try? AtomicFile.write(Data(out.utf8), to: URL(fileURLWithPath: cachePath), durable: false)
-    cacheDirty = false
-  }
-
-  private static func escape(_ s: String) -> String {
-    guard s.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\\" || $0 == "\u{1F}" || $0 == "\r" }) else {
-      return s
-    }
-    var out = ""
-    for c in s {
-      switch c {
-      case "\\": out += "\\\\"
-      case "\t": out += "\\t"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\u{1F}": out += "\\u"
-      default: out.append(c)
-      }
-    }
-    return out
-  }
-
-  private static func unescape(_ s: Substring) -> String {
-    guard s.contains("\\") else { return String(s) }
-    var out = ""
-    var escaping = false
-    for c in s {
-      if escaping {
-        switch c {
-        case "t": out += "\t"
-        case "n": out += "\n"
-        case "r": out += "\r"
-        case "u": out += "\u{1F}"
-        default: out.append(c)
-        }
-        escaping = false
-      } else if c == "\\" {
-        escaping = true
-      } else {
-        out.append(c)
-      }
-    }
-    return out
-  }
-
-  private static func encodeList(_ items: [String]) -> String {
-    items.map(escape).joined(separator: "\u{1F}")
-  }
-
-  private static func decodeList(_ field: Substring) -> [String] {
-    field.isEmpty ? [] : field.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(unescape)
-  }
-
-  private static func encodeTimestamp(_ t: Timestamp?) -> String {
-    guard let t else { return "" }
-    return "\(t.date.timeIntervalSince1970.bitPattern)/\(t.offsetSeconds)"
-  }
-
-  private static func decodeTimestamp(_ field: Substring) -> Timestamp? {
-    let parts = field.split(separator: "/")
-    guard parts.count == 2, let bits = UInt64(parts[0]), let offset = Int(parts[1]) else { return nil }
-    return Timestamp(date: Date(timeIntervalSince1970: Double(bitPattern: bits)), offsetSeconds: offset)
   }
 }
 
