@@ -102,7 +102,9 @@ final class NoteRepositoryCreateTests: NoteRepositoryTestCase {
       let error = try assertRefusedWithNothingChanged {
         _ = try repository.createNote(NoteDraft(title: title))
       }
-      guard case .invalidArgument? = error else { return XCTFail("\(title.debugDescription): \(String(describing: error))") }
+      guard case .invalidArgument? = error else {
+        return XCTFail("\(title.debugDescription): \(String(describing: error))")
+      }
     }
     // No title and no heading: nothing to name the file after.
     try assertRefusedWithNothingChanged { _ = try repository.createNote(NoteDraft(title: nil, content: "plain\n")) }

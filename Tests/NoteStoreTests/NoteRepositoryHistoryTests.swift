@@ -19,7 +19,8 @@ final class NoteRepositoryHistoryTests: NoteRepositoryTestCase {
 
     let history = try repository.history(of: note)
     XCTAssertEqual(history.map(\.change), [.modified, .renamed, .modified, .added])
-    XCTAssertEqual(history.map(\.path), ["archive/journey.md", "archive/journey.md", "inbox/journey.md", "inbox/journey.md"])
+    XCTAssertEqual(
+      history.map(\.path), ["archive/journey.md", "archive/journey.md", "inbox/journey.md", "inbox/journey.md"])
     XCTAssertEqual(history[1].previousPath, "inbox/journey.md")
     // The real git, following renames, names the same commits.
     let oracle = try git.run("log", "--follow", "--format=%H", "--", "archive/journey.md").split(separator: "\n")

@@ -30,7 +30,8 @@ final class NoteRepositoryNotebookTests: NoteRepositoryTestCase {
       try changedFiles(),
       ["A\twork/.notebook.yaml", "A\twork/clients/.notebook.yaml", "A\twork/clients/big-co/.notebook.yaml"])
     XCTAssertEqual(try read("work/.notebook.yaml"), "created: 2026-11-22T10:07:01+01:00\n")
-    XCTAssertEqual(try read("work/clients/big-co/.notebook.yaml"), "created: 2026-11-22T10:07:01+01:00\ntitle: Big Co\n")
+    XCTAssertEqual(
+      try read("work/clients/big-co/.notebook.yaml"), "created: 2026-11-22T10:07:01+01:00\ntitle: Big Co\n")
     XCTAssertEqual(try repository.rootNotebooks().map(\.path), ["inbox", "work"])
     XCTAssertEqual(try repository.children(of: "work").map(\.path), ["work/clients"])
     try assertRefusedWithNothingChanged { _ = try repository.createNotebook("work/clients") }

@@ -9,10 +9,14 @@ final class NoteRepositoryQueryTests: NoteRepositoryTestCase {
   private let cafeID = "cafe0000-1111-4222-8333-444444444444"
 
   private func writeNotes() throws {
-    try write("inbox/alpha.md", "---\nid: 0a0a0a0a-0000-4000-8000-000000000001\ntags: [greek]\n---\n# Alpha\n\nThe quick brown fox.\n")
-    try write("work/alpha.md", "---\nid: 0b0b0b0b-0000-4000-8000-000000000002\ntitle: Alpha Two\n---\nmentions ALPHA.\n")
+    try write(
+      "inbox/alpha.md",
+      "---\nid: 0a0a0a0a-0000-4000-8000-000000000001\ntags: [greek]\n---\n# Alpha\n\nThe quick brown fox.\n")
+    try write(
+      "work/alpha.md", "---\nid: 0b0b0b0b-0000-4000-8000-000000000002\ntitle: Alpha Two\n---\nmentions ALPHA.\n")
     try write("work/id-holder.md", "---\nid: \(cafeID)\ntitle: Id Holder\n---\n")
-    try write("inbox/cafe.md", "---\nid: 0c0c0c0c-0000-4000-8000-000000000003\ntitle: Cafe\naliases: [Coffee Shop]\n---\n")
+    try write(
+      "inbox/cafe.md", "---\nid: 0c0c0c0c-0000-4000-8000-000000000003\ntitle: Cafe\naliases: [Coffee Shop]\n---\n")
     try git.run("add", "-A")
     try git.run("commit", "-q", "-m", "notes")
   }
@@ -56,9 +60,10 @@ final class NoteRepositoryQueryTests: NoteRepositoryTestCase {
     try FileManager.default.createSymbolicLink(
       at: url("inbox/link.md"), withDestinationURL: outside.appendingPathComponent("secret.md"))
     try FileManager.default.createSymbolicLink(at: url("door"), withDestinationURL: outside)
-    for selector in ["../outside/secret.md", outside.appendingPathComponent("secret.md").path, "inbox/link.md",
-      "door/secret.md", "/etc/passwd"]
-    {
+    for selector in [
+      "../outside/secret.md", outside.appendingPathComponent("secret.md").path, "inbox/link.md",
+      "door/secret.md", "/etc/passwd",
+    ] {
       XCTAssertThrowsError(try repository.resolve(selector), selector) { error in
         guard case NoteStoreError.outsideRepository? = error as? NoteStoreError else {
           return XCTFail("\(selector): \(error)")

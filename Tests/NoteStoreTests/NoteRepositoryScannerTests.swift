@@ -54,7 +54,9 @@ final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
     _ = try repository.createNote(NoteDraft(title: "One", tags: ["a", "b"], content: "x\n"))
     _ = try repository.createNote(NoteDraft(title: "Two", notebook: "deep/er"))
     // Values that stress the cache's line format: tabs, backslashes, newlines, unit separators in a title and tags.
-    try write("odd.md", "---\ntitle: \"Tab\\there \\\\ back\\nslash\\u001F!\"\ntags: [\"x\\\\y\", z]\naliases: Also Known\n---\n")
+    try write(
+      "odd.md",
+      "---\ntitle: \"Tab\\there \\\\ back\\nslash\\u001F!\"\ntags: [\"x\\\\y\", z]\naliases: Also Known\n---\n")
     try write("inbox/broken.md", "---\ntitle: [unclosed\n---\n")
     for path in ["inbox/one.md", "deep/er/two.md", "odd.md", "inbox/broken.md"] {
       try age(path, secondsAgo: 100)
@@ -90,7 +92,8 @@ final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
     try write("inbox/new.md", "# New\n")
     XCTAssertEqual(try repository.allNotes().map(\.path), ["inbox/new.md", "inbox/stays.md"])
     // A file replaced by another with the same size and mtime is a new inode: seen too.
-    try write("inbox/stays.md", try read("inbox/stays.md").replacingOccurrences(of: "title: Stays", with: "title: Swaps"))
+    try write(
+      "inbox/stays.md", try read("inbox/stays.md").replacingOccurrences(of: "title: Stays", with: "title: Swaps"))
     try age("inbox/stays.md", secondsAgo: 100)
     XCTAssertEqual(try repository.allNotes().map(\.title).sorted(), ["New", "Swaps"])
   }

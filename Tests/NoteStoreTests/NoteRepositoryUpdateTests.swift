@@ -57,7 +57,9 @@ final class NoteRepositoryUpdateTests: NoteRepositoryTestCase {
     XCTAssertTrue(text.contains("\ncreated: 2026-11-22T10:07:01+01:00\n"), text)
     XCTAssertTrue(text.contains("\nupdated: 2026-11-22T10:08:41+01:00\n"), text)
     XCTAssertTrue(text.hasSuffix("---\na\nb\nc\nd\n"), text)
-    XCTAssertEqual(try git.logSubjects().prefix(4), Array(repeating: "nb: edit inbox/clock.md", count: 3) + ["nb: add inbox/clock.md"])
+    XCTAssertEqual(
+      try git.logSubjects().prefix(4),
+      Array(repeating: "nb: edit inbox/clock.md", count: 3) + ["nb: add inbox/clock.md"])
   }
 
   func testBodyReplaceAndAppendKeepLineEndings() throws {
