@@ -44,15 +44,21 @@ extension NoteRepository {
     try gitCall {
       var entries: [HistoryEntry] = []
       var path = note.path
+      // Once the note's creation is behind us, an older file at the same path is another note (deleted, then the
+      // name reused) unless it carries the same id (the note was deleted and later restored).
+      var pastCreation = false
       for commit in try git.log() {
         if let limit, entries.count >= limit { break }
         let here = try git.blobID(at: path, in: commit.id)
         let parent = commit.parents.first
         let before = try parent.map { try git.blobID(at: path, in: $0) } ?? nil
         if here == before { continue }
-        if here == nil {
+        guard let here else {
           // The note is not at this path in this commit: it was added later under this path; keep walking.
           continue
+        }
+        if pastCreation {
+          guard let id = note.id, try noteID(inBlob: here)?.lowercased() == id.lowercased() else { break }
         }
         if before != nil {
           entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: nil, change: .modified))
@@ -72,9 +78,19 @@ extension NoteRepository {
         }
         entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: nil, change: .added))
         if parent == nil { break }
+        pastCreation = true
       }
       return entries
     }
+  }
+
+  /// The `id` in a stored note's front matter.
+  private func noteID(inBlob blob: ObjectID) throws -> String? {
+    let data = try git.blob(blob)
+    guard let text = NoteScanner.decodeUTF8Prefix(data.prefix(NoteScanner.headBytes), truncated: true) else {
+      return nil
+    }
+    return (try? FrontMatter.read(text))?.id
   }
 
   /// A deleted note file in the parent that carried the same id: the note was moved and edited in one commit.

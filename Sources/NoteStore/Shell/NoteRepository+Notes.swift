@@ -189,7 +189,7 @@ extension NoteRepository {
     try mutate { tx in
       let data = try FileSystem.read(absolute(note.path))
       guard data != before else { return nil }
-      guard let text = String(data: data, encoding: .utf8) else { throw NoteStoreError.notUTF8(path: note.path) }
+      guard let text = Self.decodeUTF8(data) else { throw NoteStoreError.notUTF8(path: note.path) }
       return try stampAndWrite(note.path, text: text, in: &tx, subject: "edit \(note.path)")
     }
   }

@@ -139,8 +139,14 @@ public final class NoteRepository {
   /// Reads a file as UTF-8 text, with the errors the rules ask for.
   func readText(_ relative: String) throws -> String {
     let data = try FileSystem.read(absolute(relative))
-    guard let text = String(data: data, encoding: .utf8) else { throw NoteStoreError.notUTF8(path: relative) }
+    guard let text = Self.decodeUTF8(data) else { throw NoteStoreError.notUTF8(path: relative) }
     return text
+  }
+
+  /// Strict UTF-8 that keeps a leading BOM: Foundation's `String(data:encoding:)` drops it, and text nb writes back
+  /// must keep every byte it does not own.
+  static func decodeUTF8(_ data: Data) -> String? {
+    String(validating: data, as: UTF8.self)
   }
 
   /// The whole text of a note, exactly as on disk.

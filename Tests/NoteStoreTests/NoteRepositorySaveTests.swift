@@ -1,0 +1,117 @@
+import Foundation
+import NBTestSupport
+import XCTest
+
+@testable import NoteStore
+
+final class NoteRepositorySaveTests: NoteRepositoryTestCase {
+  func testExternalEditGetsOnlyUpdatedStamped() throws {
+    let note = try repository.createNote(NoteDraft(title: "Edited", content: "v1\n"))
+    let id = try XCTUnwrap(note.id)
+    try write(note.path, try read(note.path).replacingOccurrences(of: "v1\n", with: "v2 by hand\n"))
+    clock.advance(30)
+    let result = try repository.save()
+    XCTAssertEqual(result, SaveResult(paths: [note.path], notes: [note.path], removed: []))
+    XCTAssertTrue(result.committed)
+    XCTAssertEqual(
+      try read(note.path),
+      "---\nid: \(id)\ntitle: Edited\ncreated: 2026-11-22T10:07:01+01:00\nupdated: 2026-11-22T10:07:31+01:00\n---\n"
+        + "v2 by hand\n")
+    XCTAssertEqual(try lastSubject(), "nb: save inbox/edited.md")
+    XCTAssertEqual(try trailerIDs(), [id])
+    try assertCleanAndSound()
+  }
+
+  func testNoteWithoutFrontMatterGetsMinimalBlock() throws {
+    try write("inbox/plain.md", "# Hello\n\nBody\n")
+    try write("crlf.md", "Line one\r\nLine two\r\n")
+    try write("bom.md", "\u{FEFF}Text\n")
+    let result = try repository.save()
+    XCTAssertEqual(result.notes, ["bom.md", "crlf.md", "inbox/plain.md"])
+    XCTAssertEqual(try lastSubject(), "nb: save 3 notes")
+    let plainID = try XCTUnwrap(try idLine(of: "inbox/plain.md"))
+    XCTAssertTrue(isLowercaseUUID(plainID))
+    XCTAssertEqual(
+      try read("inbox/plain.md"), "---\nid: \(plainID)\nupdated: 2026-11-22T10:07:01+01:00\n---\n# Hello\n\nBody\n")
+    let crlfID = try XCTUnwrap(try idLine(of: "crlf.md")?.trimmingCharacters(in: .newlines))
+    XCTAssertEqual(
+      try read("crlf.md"),
+      "---\r\nid: \(crlfID)\r\nupdated: 2026-11-22T10:07:01+01:00\r\n---\r\nLine one\r\nLine two\r\n")
+    let bomText = try read("bom.md")
+    let bomID = try XCTUnwrap(bomText.split(separator: "\n").first { $0.hasPrefix("id: ") }?.dropFirst(4))
+    XCTAssertEqual(bomText, "\u{FEFF}---\nid: \(bomID)\nupdated: 2026-11-22T10:07:01+01:00\n---\nText\n")
+    XCTAssertEqual(Set(try trailerIDs()), Set([plainID, crlfID, String(bomID)]))
+    XCTAssertEqual(try repository.resolve("Hello").id, plainID)
+    try assertCleanAndSound()
+  }
+
+  func testFileMovedByHandWithSameBytesIsNotStamped() throws {
+    let note = try repository.createNote(NoteDraft(title: "Wanderer", content: "x\n"))
+    let bytes = try readData(note.path)
+    try FileManager.default.createDirectory(at: url("elsewhere"), withIntermediateDirectories: true)
+    try FileManager.default.moveItem(at: url(note.path), to: url("elsewhere/wanderer.md"))
+    clock.advance(60)
+    let result = try repository.save()
+    XCTAssertEqual(result.notes, [])
+    XCTAssertEqual(result.removed, ["inbox/wanderer.md"])
+    XCTAssertEqual(try readData("elsewhere/wanderer.md"), bytes)
+    XCTAssertEqual(try changedFiles(renames: true), ["R100\tinbox/wanderer.md\telsewhere/wanderer.md"])
+    try assertCleanAndSound()
+  }
+
+  func testMalformedNoteStopsSaveAndNothingIsWritten() throws {
+    let good = try repository.createNote(NoteDraft(title: "Good", content: "v1\n"))
+    try write(good.path, try read(good.path) + "edited\n")
+    try write("inbox/bad.md", "---\ntitle: fine\nkey: [unclosed\n---\nbody\n")
+    let error = try assertRefusedWithNothingChanged { _ = try repository.save() }
+    guard case .malformedFrontMatter(let path, let line, _)? = error else { return XCTFail(String(describing: error)) }
+    XCTAssertEqual(path, "inbox/bad.md")
+    XCTAssertTrue((3...4).contains(line), "line \(line)")
+    XCTAssertTrue(error!.description.hasPrefix("inbox/bad.md:\(line): "), error!.description)
+    // Read-only listing still shows the broken note, with a warning.
+    let listed = try repository.allNotes().first { $0.path == "inbox/bad.md" }
+    XCTAssertNotNil(listed?.warning)
+  }
+
+  func testNonUTF8NoteStopsSave() throws {
+    try write("inbox/latin1.md", Data([0x63, 0x61, 0x66, 0xE9, 0x0A]))
+    let error = try assertRefusedWithNothingChanged { _ = try repository.save() }
+    guard case .notUTF8(let path)? = error else { return XCTFail(String(describing: error)) }
+    XCTAssertEqual(path, "inbox/latin1.md")
+  }
+
+  func testNothingToSaveMakesNoCommit() throws {
+    _ = try repository.createNote(NoteDraft(title: "Quiet"))
+    let before = try head()
+    let result = try repository.save()
+    XCTAssertFalse(result.committed)
+    XCTAssertEqual(try head(), before)
+  }
+
+  func testDeletionsAndAttachmentsAreCommittedAsTheyAre() throws {
+    let note = try repository.createNote(NoteDraft(title: "Gone"))
+    try FileManager.default.removeItem(at: url(note.path))
+    let image = Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF])
+    try write("inbox/picture.png", image)
+    let result = try repository.save()
+    XCTAssertEqual(result.paths, ["inbox/gone.md", "inbox/picture.png"])
+    XCTAssertEqual(result.removed, ["inbox/gone.md"])
+    XCTAssertEqual(try lastSubject(), "nb: save 0 notes and 2 other changes")
+    XCTAssertEqual(try changedFiles(), ["A\tinbox/picture.png", "D\tinbox/gone.md"])
+    XCTAssertEqual(try readData("inbox/picture.png"), image)
+    try assertCleanAndSound()
+  }
+
+  func testCommitEditStampsOnlyWhenBytesChanged() throws {
+    let note = try repository.createNote(NoteDraft(title: "Editor", content: "a\n"))
+    let before = try repository.data(of: note)
+    XCTAssertNil(try repository.commitEdit(of: note, before: before))
+    try write(note.path, try read(note.path) + "b\n")
+    clock.advance(-10)  // the clock went back: still previous + 1 s
+    let edited = try XCTUnwrap(try repository.commitEdit(of: note, before: before))
+    XCTAssertEqual(edited.updated?.rfc3339, "2026-11-22T10:07:02+01:00")
+    XCTAssertTrue(try read(note.path).hasSuffix("updated: 2026-11-22T10:07:02+01:00\n---\na\nb\n"))
+    XCTAssertEqual(try lastSubject(), "nb: edit inbox/editor.md")
+    try assertCleanAndSound()
+  }
+}

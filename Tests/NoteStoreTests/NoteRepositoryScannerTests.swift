@@ -1,0 +1,117 @@
+import Foundation
+import NBTestSupport
+import XCTest
+
+@testable import NoteStore
+
+/// The listing cache in `.git/nb/cache`: it must never answer with stale or different data.
+final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
+  private var cacheFile: URL { url(".git/nb/cache/notes-v1") }
+
+  /// Sets a file's mtime `secondsAgo` in the past, outside the scanner's "too recent to trust" window.
+  private func age(_ relative: String, secondsAgo: TimeInterval) throws {
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date().addingTimeInterval(-secondsAgo)], ofItemAtPath: url(relative).path)
+  }
+
+  private func inode(_ relative: String) throws -> UInt64 {
+    let attributes = try FileManager.default.attributesOfItem(atPath: url(relative).path)
+    return (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
+  }
+
+  private func writeInPlace(_ relative: String, _ text: String) throws {
+    let handle = try FileHandle(forWritingTo: url(relative))
+    try handle.write(contentsOf: Data(text.utf8))
+    try handle.truncate(atOffset: UInt64(text.utf8.count))
+    try handle.close()
+  }
+
+  func testSameSizeEditOutsideNbIsNoticedByMtime() throws {
+    try write("inbox/alpha.md", "---\ntitle: Alpha\ntags: [one]\n---\nbody\n")
+    try write("inbox/other.md", "# Other\n")
+    try age("inbox/alpha.md", secondsAgo: 100)
+    try age("inbox/other.md", secondsAgo: 100)
+    XCTAssertEqual(try repository.allNotes().map(\.title), ["Alpha", "Other"])
+    // The listing was remembered.
+    let cached = try String(contentsOf: cacheFile, encoding: .utf8)
+    XCTAssertTrue(cached.contains("inbox/alpha.md\t"), cached)
+
+    let sizeBefore = try readData("inbox/alpha.md").count
+    let inodeBefore = try inode("inbox/alpha.md")
+    try writeInPlace("inbox/alpha.md", "---\ntitle: Bravo\ntags: [two]\n---\nbody\n")
+    try age("inbox/alpha.md", secondsAgo: 50)
+    XCTAssertEqual(try readData("inbox/alpha.md").count, sizeBefore)
+    XCTAssertEqual(try inode("inbox/alpha.md"), inodeBefore)
+
+    let notes = try repository.allNotes()
+    XCTAssertEqual(notes.map(\.title), ["Bravo", "Other"])
+    XCTAssertEqual(notes.first?.tags, ["two"])
+    // A fresh instance (reading the cache file from disk) agrees.
+    XCTAssertEqual(try openAnother().allNotes(), notes)
+  }
+
+  func testDeletingOrCorruptingTheCacheChangesNothing() throws {
+    _ = try repository.createNote(NoteDraft(title: "One", tags: ["a", "b"], content: "x\n"))
+    _ = try repository.createNote(NoteDraft(title: "Two", notebook: "deep/er"))
+    // Values that stress the cache's line format: tabs, backslashes, newlines, unit separators in a title and tags.
+    try write(
+      "odd.md",
+      "---\ntitle: \"Tab\\there \\\\ back\\nslash\\u001F!\"\ntags: [\"x\\\\y\", z]\naliases: Also Known\n---\n")
+    try write("inbox/broken.md", "---\ntitle: [unclosed\n---\n")
+    for path in ["inbox/one.md", "deep/er/two.md", "odd.md", "inbox/broken.md"] {
+      try age(path, secondsAgo: 100)
+    }
+    let first = try repository.allNotes()
+    XCTAssertEqual(first.count, 4)
+    let odd = try XCTUnwrap(first.first { $0.path == "odd.md" })
+    XCTAssertEqual(odd.title, "Tab\there \\ back\nslash\u{1F}!")
+    XCTAssertEqual(odd.tags, ["x\\y", "z"])
+    XCTAssertEqual(odd.aliases, ["Also Known"])
+    XCTAssertNotNil(first.first { $0.path == "inbox/broken.md" }?.warning)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: cacheFile.path))
+
+    // Served from the cache by a new instance.
+    XCTAssertEqual(try openAnother().allNotes(), first)
+    try FileManager.default.removeItem(at: url(".git/nb/cache"))
+    XCTAssertEqual(try openAnother().allNotes(), first)
+    try Data("nb-notes-cache 1\ngarbage\tline\n\u{0}\u{1}".utf8).write(to: cacheFile)
+    XCTAssertEqual(try openAnother().allNotes(), first)
+    try Data([0xFF, 0xFE, 0x00]).write(to: cacheFile)
+    XCTAssertEqual(try openAnother().allNotes(), first)
+    // The cache is device-local: never committed, never shown as a change.
+    XCTAssertEqual(try git.statusPorcelain().contains(".git"), false)
+  }
+
+  func testDeletedAndAddedFilesAreSeenDespiteTheCache() throws {
+    _ = try repository.createNote(NoteDraft(title: "Stays"))
+    let gone = try repository.createNote(NoteDraft(title: "Goes"))
+    try age("inbox/stays.md", secondsAgo: 100)
+    try age(gone.path, secondsAgo: 100)
+    XCTAssertEqual(try repository.allNotes().map(\.path), ["inbox/goes.md", "inbox/stays.md"])
+    try FileManager.default.removeItem(at: url(gone.path))
+    try write("inbox/new.md", "# New\n")
+    XCTAssertEqual(try repository.allNotes().map(\.path), ["inbox/new.md", "inbox/stays.md"])
+    // A file replaced by another with the same size and mtime is a new inode: seen too.
+    try write(
+      "inbox/stays.md", try read("inbox/stays.md").replacingOccurrences(of: "title: Stays", with: "title: Swaps"))
+    try age("inbox/stays.md", secondsAgo: 100)
+    XCTAssertEqual(try repository.allNotes().map(\.title).sorted(), ["New", "Swaps"])
+  }
+
+  func testLargeNoteListsAndSavesInReasonableTime() throws {
+    // 50 MB of body: listing reads only the head, and save's edits stay linear.
+    let line = String(repeating: "lorem ipsum dolor sit amet ", count: 3) + "\n"
+    let body = String(repeating: line, count: 50_000_000 / line.utf8.count)
+    try write("inbox/huge.md", "---\ntitle: Huge\n---\n" + body)
+    let started = Date()
+    XCTAssertEqual(try repository.allNotes().map(\.title), ["Huge"])
+    let result = try repository.save()
+    XCTAssertEqual(result.notes, ["inbox/huge.md"])
+    let text = try read("inbox/huge.md")
+    XCTAssertTrue(text.hasPrefix("---\nid: "))
+    XCTAssertTrue(text.contains("\ntitle: Huge\nupdated: 2026-11-22T10:07:01+01:00\n---\nlorem"))
+    XCTAssertEqual(text.utf8.count, 20 + 41 + 35 + body.utf8.count, "only the id and updated lines were added")
+    XCTAssertLessThan(Date().timeIntervalSince(started), 60, "a 50 MB note must not take minutes")
+    try assertCleanAndSound()
+  }
+}
