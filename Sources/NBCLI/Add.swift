@@ -19,7 +19,8 @@ struct Add: ParsableCommand {
   @Option(name: [.short, .long], help: "The note's content (otherwise piped standard input).")
   var content: String?
 
-  @Option(name: [.customShort("T"), .long], help: "Template name (note, daily, meeting, readme, or .nb/templates/NAME.md).")
+  @Option(
+    name: [.customShort("T"), .long], help: "Template name (note, daily, meeting, readme, or .nb/templates/NAME.md).")
   var template: String?
 
   @Option(name: .customLong("var"), help: "A template variable, key=value (repeatable).")
@@ -40,7 +41,7 @@ struct Add: ParsableCommand {
     let draft = NoteDraft(
       title: title, notebook: notebook,
       tags: tags.map { $0.split(separator: ",").map(String.init) } ?? [],
-      content: content ?? readPipedStandardInput() ?? "", template: template, variables: vars)
+      content: try content ?? readPipedStandardInput() ?? "", template: template, variables: vars)
     let note = try notes.createNote(draft)
     if output.json {
       try printJSON(NoteJSON(note))

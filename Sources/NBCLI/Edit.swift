@@ -54,17 +54,17 @@ enum Editor {
     } else if findOnPath("vi", environment: environment) != nil {
       editor = "vi"
     } else {
-      throw ValidationError("no editor found: set $EDITOR (for example: export EDITOR=nano), or use --content")
+      throw CommandError("no editor found: set $EDITOR (for example: export EDITOR=nano), or use --content")
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = ["-c", editor + " \"$@\"", editor, path]
     do { try process.run() } catch {
-      throw ValidationError("cannot start the editor '\(editor)': \(error.localizedDescription)")
+      throw CommandError("cannot start the editor '\(editor)': \(error.localizedDescription)")
     }
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-      throw ValidationError(
+      throw CommandError(
         "the editor '\(editor)' exited with status \(process.terminationStatus); nothing was committed")
     }
   }

@@ -9,7 +9,8 @@ import NoteStore
 
 /// Terminal styling: colour only on a TTY and only when `NO_COLOR` is unset (https://no-color.org).
 enum Style {
-  static let enabled: Bool = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+  static let enabled: Bool =
+    isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     && ProcessInfo.processInfo.environment["TERM"] != "dumb"
 
   static func bold(_ s: String) -> String { wrap(s, "1") }
@@ -121,9 +122,21 @@ func noteLine(_ note: Note) -> String {
   return parts.joined(separator: "  ")
 }
 
-/// Reads standard input when it is not a terminal (piped content); nil on a terminal.
-func readPipedStandardInput() -> String? {
+/// Reads standard input when it is not a terminal (piped content); nil on a terminal. Bytes that are not UTF-8 are
+/// refused rather than replaced with U+FFFD, which would silently change what the person wrote.
+func readPipedStandardInput() throws -> String? {
   guard isatty(STDIN_FILENO) == 0 else { return nil }
   let data = FileHandle.standardInput.readDataToEndOfFile()
-  return data.isEmpty ? nil : String(decoding: data, as: UTF8.self)
+  guard !data.isEmpty else { return nil }
+  guard let text = String(data: data, encoding: .utf8) else {
+    throw CommandError("standard input is not valid UTF-8; convert it (e.g. iconv -t UTF-8) and retry")
+  }
+  return text
+}
+
+/// A failure found while a command runs (not a usage mistake), so ArgumentParser prints just the one-line message
+/// instead of appending the usage text as it does for `ValidationError`.
+struct CommandError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
 }

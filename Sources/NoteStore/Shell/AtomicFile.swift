@@ -43,6 +43,13 @@ enum AtomicFile {
     }
   }
 
+  /// Whether `path`'s last component is one of the temporary files `write` makes (`.<name>.nb-<pid>-<n>.tmp`): one
+  /// left by a process killed mid-write holds a partial note and must never be committed.
+  static func isTemporary(_ path: String) -> Bool {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    return name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".nb-")
+  }
+
   static func write(_ text: String, to url: URL) throws {
     try write(Data(text.utf8), to: url)
   }

@@ -47,7 +47,7 @@ extension NoteRepository {
   public func save() throws -> SaveResult {
     try mutate { tx in
       let changes = try gitCall { try git.status() }
-      let paths = Array(Set(changes.map(\.path))).sorted()
+      let paths = Array(Set(changes.map(\.path).filter { !AtomicFile.isTemporary($0) })).sorted()
       let head = try gitCall { try git.headCommitID() }
       var stamped: [(path: String, text: String, id: String)] = []
       var removed: [String] = []
@@ -77,8 +77,11 @@ extension NoteRepository {
       for path in removed + plain { tx.touch(path) }
       let total = stamped.count + removed.count + plain.count
       tx.subject =
-        total == 1 ? "save \(paths[0])" : "save \(CommitMessage.count(stamped.count, "note"))"
-        + (removed.count + plain.count > 0 ? " and \(CommitMessage.count(removed.count + plain.count, "other change"))" : "")
+        total == 1
+        ? "save \(paths[0])"
+        : "save \(CommitMessage.count(stamped.count, "note"))"
+          + (removed.count + plain.count > 0
+            ? " and \(CommitMessage.count(removed.count + plain.count, "other change"))" : "")
       return SaveResult(paths: paths, notes: stamped.map(\.path), removed: removed)
     }
   }
@@ -107,13 +110,19 @@ extension NoteRepository {
   public func status() throws -> RepositoryStatus {
     let entries = try gitCall { try git.status() }
     var changes: [FileChange] = []
+    var warnings: [String] = []
     for entry in entries {
-      if let staged = entry.staged { changes.append(FileChange(path: entry.path, kind: Self.kind(staged), staged: true)) }
+      if AtomicFile.isTemporary(entry.path) {
+        warnings.append("\(entry.path) is a partial write left by an interrupted nb; nb never commits it, delete it")
+        continue
+      }
+      if let staged = entry.staged {
+        changes.append(FileChange(path: entry.path, kind: Self.kind(staged), staged: true))
+      }
       if let unstaged = entry.unstaged {
         changes.append(FileChange(path: entry.path, kind: Self.kind(unstaged), staged: false))
       }
     }
-    var warnings: [String] = []
     let operation: String? =
       switch git.state {
       case .none: nil
