@@ -41,7 +41,8 @@ final class EditTests: NBCLITestCase {
     XCTAssertEqual(output, "inbox/roadmap.md\n")
     let updated = try assertEditCommitted(since: before, id: id, previous: previous)
     // The body already ends in a newline, so the text goes straight after it; only `updated` changes above it.
-    let expected = original.replacingOccurrences(of: "updated: \(previous)\n", with: "updated: \(updated)\n")
+    let expected =
+      original.replacingOccurrences(of: "updated: \(previous)\n", with: "updated: \(updated)\n")
       + "Second thought"
     XCTAssertEqual(try text("inbox/roadmap.md"), expected)
   }

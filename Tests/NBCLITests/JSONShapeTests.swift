@@ -201,7 +201,8 @@ extension NBCLITestCase {
   func assertRFC3339(_ value: Any?, file: StaticString = #filePath, line: UInt = #line) throws -> Date {
     let text = try XCTUnwrap(value as? String, "not a string: \(String(describing: value))", file: file, line: line)
     let pattern = #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"#
-    XCTAssertNotNil(text.range(of: pattern, options: .regularExpression), "not RFC 3339: \(text)", file: file, line: line)
+    XCTAssertNotNil(
+      text.range(of: pattern, options: .regularExpression), "not RFC 3339: \(text)", file: file, line: line)
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime]
     return try XCTUnwrap(formatter.date(from: text), "unparsable: \(text)", file: file, line: line)

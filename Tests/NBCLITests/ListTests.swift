@@ -22,7 +22,8 @@ final class ListTests: NBCLITestCase {
     let text = try nbSucceeds("list").stdout
     let lines = text.split(separator: "\n").map(String.init)
     XCTAssertEqual(lines.count, 3)
-    XCTAssertTrue(lines[0].contains("Zulu Alpha") && lines[0].contains("inbox/zulu-alpha.md") && lines[0].contains("#a"))
+    XCTAssertTrue(
+      lines[0].contains("Zulu Alpha") && lines[0].contains("inbox/zulu-alpha.md") && lines[0].contains("#a"))
     XCTAssertTrue(lines[1].contains("Bravo") && lines[1].contains("#a #b"))
     XCTAssertTrue(lines[2].contains("work/projects/charlie.md"))
   }

@@ -22,7 +22,8 @@ final class MoveTests: NBCLITestCase {
     XCTAssertEqual(try noteJSON(id)["path"] as? String, "work/archive/roadmap.md", "the id still finds it")
     // git itself sees a pure rename.
     XCTAssertEqual(
-      try git.run("show", "-M", "--name-status", "--format=", "HEAD", "--", "inbox/roadmap.md",
+      try git.run(
+        "show", "-M", "--name-status", "--format=", "HEAD", "--", "inbox/roadmap.md",
         "work/archive/roadmap.md"),
       "R100\tinbox/roadmap.md\twork/archive/roadmap.md\n")
   }
