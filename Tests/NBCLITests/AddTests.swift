@@ -76,7 +76,8 @@ final class AddTests: NBCLITestCase {
     let created = try string(note, "created")
     XCTAssertEqual(
       try text("inbox/from-heading.md"),
-      "---\nid: \(id)\ntitle: From Heading\ncreated: \(created)\nupdated: \(created)\n---\n# From Heading\n\nSome text\n"
+      "---\nid: \(id)\ntitle: From Heading\ncreated: \(created)\nupdated: \(created)\n---\n"
+        + "# From Heading\n\nSome text\n"
     )
   }
 

@@ -107,7 +107,8 @@ final class EditTests: NBCLITestCase {
     try makeRepository()
     let id = "0f1e2d3c-4b5a-4697-8877-665544332211"
     let original =
-      "---\r\n# my comment\r\nid: \(id)\r\ntitle: 'Windows'\r\nupdated: 2020-01-01T00:00:00Z\r\nextra:  kept\r\n---\r\nline\r\n"
+      "---\r\n# my comment\r\nid: \(id)\r\ntitle: 'Windows'\r\nupdated: 2020-01-01T00:00:00Z\r\n"
+      + "extra:  kept\r\n---\r\nline\r\n"
     try write("inbox/windows.md", original)
     try gitCommitAll()
     let before = try commitCount()

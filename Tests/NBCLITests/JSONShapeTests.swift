@@ -174,6 +174,12 @@ extension NBCLITestCase {
     let trailers = try git.run("log", "-1", "--format=%(trailers:key=Nb-Note-Id,valueonly,separator=%x0A)")
       .split(separator: "\n").map(String.init)
     XCTAssertEqual(trailers.sorted(), noteIDs.sorted(), "Nb-Note-Id trailers", file: file, line: line)
+    // git matches trailer keys case-insensitively; the documented spelling is checked on the raw message.
+    let message = try git.run("log", "-1", "--format=%B").split(separator: "\n").map(String.init)
+    for id in noteIDs {
+      XCTAssert(
+        message.contains("Nb-Note-Id: \(id)"), "no 'Nb-Note-Id: \(id)' line in \(message)", file: file, line: line)
+    }
     let changed = try git.run("show", "--name-status", "--no-renames", "--format=", "HEAD")
       .split(separator: "\n").map(String.init)
     XCTAssertEqual(changed.sorted(), files.sorted(), "files in the commit", file: file, line: line)
