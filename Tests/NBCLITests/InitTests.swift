@@ -1,0 +1,76 @@
+import Foundation
+import NBTestSupport
+import XCTest
+
+/// `nb init`: a git repository on `main` with nb's committed files, in one commit; an existing git repository is
+/// adopted with its history.
+final class InitTests: NBCLITestCase {
+  func testInitMakesOneCommitWithTheDocumentedFiles() throws {
+    let output = try nbSucceeds("init", root.path).stdout
+    XCTAssertTrue(output.contains(root.path), output)
+    XCTAssertEqual(try commitCount(), 1)
+    XCTAssertEqual(try git.logSubjects(), ["nb: init"])
+    XCTAssertEqual(
+      try git.run("log", "-1", "--format=%(trailers:key=Nb-Note-Id,valueonly)").trimmingCharacters(in: .newlines), "",
+      "no note is touched")
+    XCTAssertEqual(
+      try git.run("show", "--name-status", "--format=", "HEAD").split(separator: "\n").sorted(),
+      ["A\t.gitattributes", "A\t.gitignore", "A\t.nb/config.yaml", "A\tinbox/.notebook.yaml"])
+    XCTAssertEqual(try git.run("symbolic-ref", "HEAD"), "refs/heads/main\n")
+    let config = try text(".nb/config.yaml").split(separator: "\n")
+    XCTAssertTrue(config.contains("format: 1"), "\(config)")
+    XCTAssertTrue(config.contains("default_notebook: inbox"), "\(config)")
+    XCTAssertTrue(
+      try text(".gitattributes").split(separator: "\n").contains("*.ink.jsonl merge=nb-ink diff=nb-ink text eol=lf"))
+    // git itself applies the attribute line as FORMAT.md gives it.
+    XCTAssertEqual(
+      try git.run("check-attr", "merge", "eol", "--", "a/b.ink.jsonl"),
+      "a/b.ink.jsonl: merge: nb-ink\na/b.ink.jsonl: eol: lf\n")
+    XCTAssertEqual(try git.run("check-ignore", "inbox/.note.md.swp"), "inbox/.note.md.swp\n")
+    try assertCleanAndSound()
+    // The author is the git identity from the (isolated) global config.
+    XCTAssertEqual(try git.run("log", "-1", "--format=%an <%ae>"), "\(GitCLI.userName) <\(GitCLI.userEmail)>\n")
+  }
+
+  func testInitTwiceIsRefusedAndChangesNothing() throws {
+    try makeRepository()
+    let result = try assertNothingChanged { try nb("init", root.path) }
+    XCTAssertNotEqual(result.status, 0)
+    XCTAssertFalse(result.stderr.isEmpty)
+    XCTAssertEqual(try commitCount(), 1)
+  }
+
+  func testInitAdoptsAnExistingGitRepository() throws {
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    try git.run("init", "-q", "-b", "main")
+    try write("README.md", "mine\n")
+    try write(".gitignore", "secret\n")
+    try gitCommitAll("my first commit")
+    let first = try git.revParse("HEAD")
+    try nbSucceeds("init", root.path)
+    XCTAssertEqual(try git.logSubjects(), ["nb: init", "my first commit"])
+    XCTAssertEqual(try git.revParse("HEAD~1"), first, "history is kept")
+    XCTAssertEqual(try text("README.md"), "mine\n")
+    XCTAssertEqual(try text(".gitignore"), "secret\n", "an existing .gitignore is not replaced")
+    XCTAssertEqual(
+      try git.run("show", "--name-status", "--format=", "HEAD").split(separator: "\n").sorted(),
+      ["A\t.gitattributes", "A\t.nb/config.yaml", "A\tinbox/.notebook.yaml"])
+    try assertCleanAndSound()
+  }
+
+  func testInitWithoutAPathUsesNotesInHome() throws {
+    let result = try runner.run(["init"])
+    XCTAssertEqual(result.status, 0, result.stderr)
+    let notes = home.appendingPathComponent("notes")
+    XCTAssertTrue(FileManager.default.fileExists(atPath: notes.appendingPathComponent(".nb/config.yaml").path))
+    let homeGit = try GitCLI(workTree: notes, home: home)
+    XCTAssertEqual(try homeGit.logSubjects(), ["nb: init"])
+  }
+
+  func testVersion() throws {
+    let result = try runner.run(["--version"])
+    XCTAssertEqual(result.status, 0)
+    XCTAssertNotNil(
+      result.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression), "not a version: \(result.stdout)")
+  }
+}
