@@ -21,7 +21,7 @@ extension Repository {
   /// - Returns: the new commit, or nil (and no commit) when the resulting tree equals HEAD's tree.
   /// - Throws: `GitError` with `isLocked` when `.git/index.lock` exists (it is never deleted); `GIT_EMODIFIED`
   ///   when the branch moved under us. The index is written before the branch moves, so a lock race costs no
-  ///   commit; if only the final ref update fails, the paths stay staged and the next commit picks them up.
+  ///   commit; if the final ref update fails, the paths' index entries are put back as they were.
   @discardableResult
   public func commit(paths: [String], message: String, author: Signature? = nil) throws -> ObjectID? {
     let index = try index()
@@ -61,8 +61,10 @@ extension Repository {
 
     var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
     var indexChanged = false
+    var previous: [(path: String, entry: IndexEntry?)] = []
     for path in paths {
       let before = indexEntry(index, path)
+      previous.append((path, before))
       switch try workTreeKind(of: path) {
       case .file:
         // add_bypath applies the repository's filters (.gitattributes eol, ...) exactly like `git add`, writes the
@@ -108,8 +110,34 @@ extension Repository {
       message: message)
 
     try check("git_index_write", git_index_write(index))
-    try moveHead(to: commitID, from: headID, reflogMessage: reflogMessage(message, initial: headID == nil))
+    do {
+      try moveHead(to: commitID, from: headID, reflogMessage: reflogMessage(message, initial: headID == nil))
+    } catch {
+      // The commit did not happen, so the index must not claim it did: put the entries back as they were, so
+      // nothing is left staged that the caller is about to roll back in the work tree.
+      restore(previous, in: index)
+      throw error
+    }
     return commitID
+  }
+
+  /// Best effort: the branch update already failed, and that is the error worth reporting.
+  private func restore(_ entries: [(path: String, entry: IndexEntry?)], in index: OpaquePointer) {
+    for (path, entry) in entries {
+      guard let entry else {
+        _ = git_index_remove_bypath(index, path)
+        continue
+      }
+      path.withCString { cPath in
+        // Zeroed stat data makes git compare contents next time instead of trusting a stale timestamp.
+        var restored = git_index_entry()
+        restored.id = entry.oid
+        restored.mode = entry.mode
+        restored.path = cPath
+        _ = git_index_add(index, &restored)
+      }
+    }
+    _ = git_index_write(index)
   }
 
   /// Validates caller paths (relative, `/`-separated, no `.`/`..` components) and removes duplicates.

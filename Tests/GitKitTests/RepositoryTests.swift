@@ -181,6 +181,27 @@ final class RepositoryTests: GitKitTestCase {
     XCTAssertEqual(try git.statusPorcelain(), "")
   }
 
+  func testFailedBranchUpdateLeavesNothingStaged() throws {
+    let repo = try makeRepository()
+    try write("a.md", "a1\n")
+    let first = try repo.commit(paths: ["a.md"], message: "one")
+    // A held ref lock makes only the last step fail, after the index was written.
+    let refLock = workTree.appendingPathComponent(".git/refs/heads/main.lock")
+    try Data().write(to: refLock)
+    try write("a.md", "a2\n")
+    try write("new.md", "new\n")
+
+    XCTAssertThrowsError(try repo.commit(paths: ["a.md", "new.md"], message: "two"))
+    XCTAssertEqual(try repo.headCommitID(), first)
+    // Work tree changed, index as before: unstaged modification and an untracked file, nothing staged.
+    XCTAssertEqual(try git.statusPorcelain(), " M a.md\n?? new.md\n")
+
+    try FileManager.default.removeItem(at: refLock)
+    XCTAssertNotNil(try repo.commit(paths: ["a.md", "new.md"], message: "two"))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    try git.fsck()
+  }
+
   func testInvalidPathsAreRejected() throws {
     let repo = try makeRepository()
     for bad in ["", "/abs.md", "../out.md", "a/../b.md", ".git/config", "a//b.md"] {

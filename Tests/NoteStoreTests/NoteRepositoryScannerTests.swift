@@ -6,7 +6,16 @@ import XCTest
 
 /// The listing cache in `.git/nb/cache`: it must never answer with stale or different data.
 final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
-  private var cacheFile: URL { url(".git/nb/cache/notes-v1") }
+  /// The cache's files: one per directory that holds notes.
+  private var cacheFiles: [URL] {
+    let directory = url(".git/nb/cache/notes-v2")
+    return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+      .map { directory.appendingPathComponent($0) }
+  }
+
+  private func corruptCache(with bytes: Data) throws {
+    for file in cacheFiles { try bytes.write(to: file) }
+  }
 
   /// Sets a file's mtime `secondsAgo` in the past, outside the scanner's "too recent to trust" window.
   private func age(_ relative: String, secondsAgo: TimeInterval) throws {
@@ -33,8 +42,8 @@ final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
     try age("inbox/other.md", secondsAgo: 100)
     XCTAssertEqual(try repository.allNotes().map(\.title), ["Alpha", "Other"])
     // The listing was remembered.
-    let cached = try String(contentsOf: cacheFile, encoding: .utf8)
-    XCTAssertTrue(cached.contains("inbox/alpha.md\t"), cached)
+    let cached = try cacheFiles.map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+    XCTAssertTrue(cached.contains("\tinbox\n") && cached.contains("\nalpha.md\t"), cached)
 
     let sizeBefore = try readData("inbox/alpha.md").count
     let inodeBefore = try inode("inbox/alpha.md")
@@ -68,15 +77,16 @@ final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
     XCTAssertEqual(odd.tags, ["x\\y", "z"])
     XCTAssertEqual(odd.aliases, ["Also Known"])
     XCTAssertNotNil(first.first { $0.path == "inbox/broken.md" }?.warning)
-    XCTAssertTrue(FileManager.default.fileExists(atPath: cacheFile.path))
+    XCTAssertEqual(cacheFiles.count, 3, "one cache file per directory holding notes: root, inbox, deep/er")
 
     // Served from the cache by a new instance.
     XCTAssertEqual(try openAnother().allNotes(), first)
     try FileManager.default.removeItem(at: url(".git/nb/cache"))
     XCTAssertEqual(try openAnother().allNotes(), first)
-    try Data("nb-notes-cache 1\ngarbage\tline\n\u{0}\u{1}".utf8).write(to: cacheFile)
     XCTAssertEqual(try openAnother().allNotes(), first)
-    try Data([0xFF, 0xFE, 0x00]).write(to: cacheFile)
+    try corruptCache(with: Data("nb-notes-cache 2\tinbox\ngarbage\tline\n\u{0}\u{1}".utf8))
+    XCTAssertEqual(try openAnother().allNotes(), first)
+    try corruptCache(with: Data([0xFF, 0xFE, 0x00]))
     XCTAssertEqual(try openAnother().allNotes(), first)
     // The cache is device-local: never committed, never shown as a change.
     XCTAssertEqual(try git.statusPorcelain().contains(".git"), false)

@@ -112,10 +112,8 @@ extension NoteRepository {
     var changes: [FileChange] = []
     var warnings: [String] = []
     for entry in entries {
-      if AtomicFile.isTemporary(entry.path) {
-        warnings.append("\(entry.path) is a partial write left by an interrupted nb; nb never commits it, delete it")
-        continue
-      }
+      // Repositories made by `nb init` ignore these; others may still show them to git.
+      if AtomicFile.isTemporary(entry.path) { continue }
       if let staged = entry.staged {
         changes.append(FileChange(path: entry.path, kind: Self.kind(staged), staged: true))
       }
@@ -139,6 +137,9 @@ extension NoteRepository {
     let indexLock = git.gitDirectory.appendingPathComponent("index.lock").path
     if FileSystem.exists(indexLock) { warnings.append(NoteStoreError.indexLocked(path: indexLock).description) }
     for note in try allNotes() { if let warning = note.warning { warnings.append(warning) } }
+    for path in scanner.temporaryFiles() {
+      warnings.append("\(path) is a partial write left by an interrupted nb; nb never commits it, delete it")
+    }
     let head = try gitCall { try git.headCommitID().map { CommitSummary(try git.commit($0)) } }
     return RepositoryStatus(
       branch: git.currentBranch, operation: operation, head: head, changes: changes, warnings: warnings)

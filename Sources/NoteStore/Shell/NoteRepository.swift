@@ -124,6 +124,8 @@ public final class NoteRepository {
     .*.swp
     *~
     .DS_Store
+    # nb's own temporary files: left behind only when a process is killed mid-write.
+    .*.nb-*.tmp
 
     """
 
@@ -229,7 +231,9 @@ public final class NoteRepository {
     let signature = git.defaultSignature(date: clock())
     do {
       _ = try git.commit(paths: paths, message: message, author: signature)
-    } catch let error as GitError where error.isLocked {
+    } catch let error as GitError
+      where error.isLocked && FileSystem.exists(git.gitDirectory.appendingPathComponent("index.lock").path)
+    {
       throw NoteStoreError.indexLocked(path: git.gitDirectory.appendingPathComponent("index.lock").path)
     } catch let error as GitError {
       throw NoteStoreError.git(error)

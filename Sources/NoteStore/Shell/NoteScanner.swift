@@ -70,6 +70,24 @@ final class NoteScanner {
     }
   }
 
+  /// Temporary files left by nb processes killed mid-write (hidden, so listings never see them), in path order.
+  func temporaryFiles() -> [String] {
+    var found: [String] = []
+    func walk(_ directory: String) {
+      let full = directory.isEmpty ? root : root + "/" + directory
+      for entry in FileSystem.entries(of: full) {
+        let path = RepoPaths.join(directory, entry.name)
+        if entry.isRegular, AtomicFile.isTemporary(entry.name) {
+          found.append(path)
+        } else if entry.isDirectory, !entry.name.hasPrefix(".") {
+          walk(path)
+        }
+      }
+    }
+    walk("")
+    return found.sorted()
+  }
+
   /// One cache file per directory, named by a hash of its path (paths may be long or hold any character).
   private func shardPath(for directory: String) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
