@@ -44,6 +44,7 @@ struct Quickstart: ParsableCommand {
     for entry in try notes.history(of: try notes.resolve("roadmap")) {
       print("\(String(entry.commit.id.prefix(8)))  \(entry.commit.subject)")
     }
-    print("\nThe repository is \(location.path): try 'nb --dir \(location.path) list', or 'git -C \(location.path) log'.")
+    print(
+      "\nThe repository is \(location.path): try 'nb --dir \(location.path) list', or 'git -C \(location.path) log'.")
   }
 }

@@ -3,7 +3,8 @@ import Foundation
 import NoteStore
 
 struct Show: ParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Show a note: a summary of its front matter, then the body.")
+  static let configuration = CommandConfiguration(
+    abstract: "Show a note: a summary of its front matter, then the body.")
 
   @Argument(help: "The note: path, id prefix or title.")
   var note: String

@@ -43,7 +43,8 @@ struct Status: ParsableCommand {
     if output.json {
       return try printJSON(
         StatusJSON(
-          root: notes.root.path, branch: status.branch, operation: status.operation, head: status.head.map(CommitJSON.init),
+          root: notes.root.path, branch: status.branch, operation: status.operation,
+          head: status.head.map(CommitJSON.init),
           clean: status.changes.isEmpty,
           changes: status.changes.map { .init(path: $0.path, kind: $0.kind.rawValue, staged: $0.staged) },
           warnings: status.warnings))
@@ -60,8 +61,9 @@ struct Status: ParsableCommand {
     } else {
       print("Not committed yet (run 'nb save'):")
       for change in status.changes {
-        print("  \(change.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))\(change.path)"
-          + (change.staged ? Style.dim(" (staged)") : ""))
+        print(
+          "  \(change.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))\(change.path)"
+            + (change.staged ? Style.dim(" (staged)") : ""))
       }
     }
     for warning in status.warnings { print(Style.yellow("warning: ") + warning) }

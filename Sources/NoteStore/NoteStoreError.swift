@@ -60,7 +60,8 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
     case .alreadyExists(let path, let what):
       return "\(path) already exists (\(what)); choose another name"
     case .notebookNotEmpty(let path, let entries):
-      return "notebook '\(path)' is not empty (\(CommitMessage.count(entries, "file"))); pass --recursive to delete it with everything in it"
+      return
+        "notebook '\(path)' is not empty (\(CommitMessage.count(entries, "file"))); pass --recursive to delete it with everything in it"
     case .invalidArgument(let message):
       return message
     case .outsideRepository(let path):

@@ -241,7 +241,9 @@ guard FileManager.default.isExecutableFile(atPath: options.nbBinary) else {
   FileHandle.standardError.write(Data("nb-bench: no nb binary at \(options.nbBinary); build it or pass --nb\n".utf8))
   exit(2)
 }
-print("# nb benchmark: \(options.samples) samples per row, medians (p50) and p95; machine: \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print(
+  "# nb benchmark: \(options.samples) samples per row, medians (p50) and p95; machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
+)
 for size in options.sizes {
   try benchmark(size: size, options: options)
 }

@@ -5,7 +5,8 @@ final class NoteSelectorTests: XCTestCase {
   private let roadmap = Note(
     path: "work/projects/roadmap.md", id: "3f2a9c1e-0000-4000-8000-000000000001", title: "Roadmap",
     aliases: ["Plan 2027"])
-  private let standup = Note(path: "work/standup.md", id: "3f2b0000-0000-4000-8000-000000000002", title: "Daily Standup")
+  private let standup = Note(
+    path: "work/standup.md", id: "3f2b0000-0000-4000-8000-000000000002", title: "Daily Standup")
   private let other = Note(path: "inbox/roadmap-2.md", id: "a1b2c3d4-0000-4000-8000-000000000003", title: "Roadmap")
   private let untitled = Note(path: "inbox/loose.md", id: nil, title: "loose")
 
@@ -34,8 +35,11 @@ final class NoteSelectorTests: XCTestCase {
     XCTAssertEqual(NoteSelector.resolve("3f2a", in: both), .found(roadmap))
     XCTAssertEqual(
       NoteSelector.resolve("3f2b", in: both + [Note(path: "x.md", id: "3f2b1111-0000-4000-8000-0", title: "x")]),
-      .ambiguous([Note(path: "work/standup.md", id: standup.id, title: "Daily Standup"),
-        Note(path: "x.md", id: "3f2b1111-0000-4000-8000-0", title: "x")].sorted { $0.path < $1.path }))
+      .ambiguous(
+        [
+          Note(path: "work/standup.md", id: standup.id, title: "Daily Standup"),
+          Note(path: "x.md", id: "3f2b1111-0000-4000-8000-0", title: "x"),
+        ].sorted { $0.path < $1.path }))
   }
 
   func testTitleIsCaseInsensitiveAndAmbiguityIsReported() {

@@ -10,8 +10,10 @@ public enum NoteID {
     bytes[6] = 0x40 | (bytes[6] & 0x0f)
     bytes[8] = 0x80 | (bytes[8] & 0x3f)
     let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-      hex.dropFirst(20)]
+    let parts = [
+      hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+      hex.dropFirst(20),
+    ]
     return parts.joined(separator: "-")
   }
 

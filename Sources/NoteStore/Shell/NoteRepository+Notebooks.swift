@@ -71,7 +71,8 @@ extension NoteRepository {
         let dirty = try gitCall { try git.status(paths: [notebook]) }.map(\.path)
         if !dirty.isEmpty {
           throw NoteStoreError.invalidArgument(
-            "notebook '\(notebook)' has changes that were never committed (\(dirty.prefix(3).joined(separator: ", "))); run 'nb save' first, or pass --force")
+            "notebook '\(notebook)' has changes that were never committed (\(dirty.prefix(3).joined(separator: ", "))); run 'nb save' first, or pass --force"
+          )
         }
       }
       let notes = scanner.notes(in: notebook, recursive: true)

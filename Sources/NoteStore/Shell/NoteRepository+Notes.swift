@@ -225,7 +225,8 @@ extension NoteRepository {
         let dirty = try gitCall { try git.status(paths: files) }.map(\.path)
         if !dirty.isEmpty {
           throw NoteStoreError.invalidArgument(
-            "\(dirty.joined(separator: ", ")) has changes that were never committed; run 'nb save' first, or pass --force")
+            "\(dirty.joined(separator: ", ")) has changes that were never committed; run 'nb save' first, or pass --force"
+          )
         }
       }
       for file in files { try tx.remove(file) }
@@ -250,7 +251,9 @@ extension NoteRepository {
         target = RepoPaths.join(notebook, RepoPaths.lastComponent(of: note.path))
       }
       guard target != note.path else { return note }
-      let pairs = [(note.path, target)] + zip(RepoPaths.sidecars(of: note.path), RepoPaths.sidecars(of: target))
+      let pairs =
+        [(note.path, target)]
+        + zip(RepoPaths.sidecars(of: note.path), RepoPaths.sidecars(of: target))
         .filter { FileSystem.exists(absolute($0.0)) }
       for (_, to) in pairs where FileSystem.exists(absolute(to)) {
         throw NoteStoreError.alreadyExists(path: to, what: "a file is already there")
@@ -285,7 +288,8 @@ extension NoteRepository {
     if let title = draft.title { return try Names.validateTitle(title) }
     let heading = (try? FrontMatter.read(draft.content))?.firstHeading
     guard let heading, !heading.isEmpty else {
-      throw NoteStoreError.invalidArgument("a title is required: nb add \"Title\" (or start the content with '# Title')")
+      throw NoteStoreError.invalidArgument(
+        "a title is required: nb add \"Title\" (or start the content with '# Title')")
     }
     return try Names.validateTitle(heading)
   }

@@ -76,7 +76,8 @@ public final class NoteRepository {
     let git: Repository
     do { git = try Repository.open(at: root) } catch let error as GitError {
       throw NoteStoreError.unsafeGitState(
-        "\(root.path) has nb settings but is not a git work tree (\(error.message)); run 'git init' there or restore .git")
+        "\(root.path) has nb settings but is not a git work tree (\(error.message)); run 'git init' there or restore .git"
+      )
     }
     return NoteRepository(root: root, git: git, config: config)
   }
@@ -198,13 +199,16 @@ public final class NoteRepository {
     case .none: break
     case .merge:
       throw NoteStoreError.unsafeGitState(
-        "the repository is in the middle of a git merge; finish it (git commit) or abort it (git merge --abort), then retry")
+        "the repository is in the middle of a git merge; finish it (git commit) or abort it (git merge --abort), then retry"
+      )
     case .rebase:
       throw NoteStoreError.unsafeGitState(
-        "the repository is in the middle of a git rebase; finish it (git rebase --continue) or abort it (git rebase --abort), then retry")
+        "the repository is in the middle of a git rebase; finish it (git rebase --continue) or abort it (git rebase --abort), then retry"
+      )
     case .cherryPick:
       throw NoteStoreError.unsafeGitState(
-        "the repository is in the middle of a git cherry-pick; finish or abort it (git cherry-pick --abort), then retry")
+        "the repository is in the middle of a git cherry-pick; finish or abort it (git cherry-pick --abort), then retry"
+      )
     case .revert:
       throw NoteStoreError.unsafeGitState(
         "the repository is in the middle of a git revert; finish or abort it (git revert --abort), then retry")
@@ -217,7 +221,8 @@ public final class NoteRepository {
     }
     if git.isHeadDetached {
       throw NoteStoreError.unsafeGitState(
-        "HEAD is detached (not on a branch), so a commit could be lost; switch to a branch (git switch main), then retry")
+        "HEAD is detached (not on a branch), so a commit could be lost; switch to a branch (git switch main), then retry"
+      )
     }
     if try gitCall({ try git.hasConflicts() }) {
       throw NoteStoreError.unsafeGitState(

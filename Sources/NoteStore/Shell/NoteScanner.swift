@@ -66,7 +66,9 @@ final class NoteScanner {
       }
     }
     if recursive {
-      for child in children { scan(directory: RepoPaths.join(directory, child), recursive: true, racyLimit: racyLimit, into: &notes) }
+      for child in children {
+        scan(directory: RepoPaths.join(directory, child), recursive: true, racyLimit: racyLimit, into: &notes)
+      }
     }
   }
 

@@ -23,7 +23,8 @@ final class RepositoryLock {
     let deadline = Date().addingTimeInterval(timeout)
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
-        let holder = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let holder = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(
+          in: .whitespacesAndNewlines)
         close(fd)
         throw NoteStoreError.busy(path: path, holder: holder.map { "pid \($0)" } ?? "unknown")
       }
