@@ -4,6 +4,7 @@ import NoteStore
 
 struct Add: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "add",
     abstract: "Add a note and commit it; prints its path and id.",
     discussion: "Content comes from --content, else from standard input when it is piped.")
 

@@ -4,6 +4,7 @@ import NoteStore
 
 struct Delete: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "delete",
     abstract: "Delete a note and its sidecars (git history keeps every version).", aliases: ["rm"])
 
   @Argument(help: "The note: path, id prefix or title.")

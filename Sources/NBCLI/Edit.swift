@@ -4,6 +4,7 @@ import NoteStore
 
 struct Edit: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "edit",
     abstract: "Edit a note in $VISUAL/$EDITOR (or change it with options); commits if it changed.")
 
   @Argument(help: "The note: path, id prefix or title.")

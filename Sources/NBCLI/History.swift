@@ -4,6 +4,7 @@ import NoteStore
 
 struct History: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "history",
     abstract: "The commits that changed a note, newest first, following moves.", aliases: ["log"])
 
   @Argument(help: "The note: path, id prefix or title.")

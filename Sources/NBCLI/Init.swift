@@ -4,6 +4,7 @@ import NoteStore
 
 struct Init: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "init",
     abstract: "Create a note repository (git init, nb's settings, a first commit).")
 
   @Argument(help: "Where (default: --dir, $NB_DIR, or ~/notes).")

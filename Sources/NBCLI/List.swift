@@ -4,6 +4,7 @@ import NoteStore
 
 struct List: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "list",
     abstract: "List notes: all of them, or one notebook's (--recursive for its children too).")
 
   enum SortKey: String, ExpressibleByArgument, CaseIterable {

@@ -4,6 +4,7 @@ import NoteStore
 
 struct Move: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "move",
     abstract: "Move a note (with its sidecars) to a notebook, or rename it to a new .md path; the id stays.",
     aliases: ["mv"])
 

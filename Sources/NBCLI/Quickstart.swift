@@ -4,6 +4,7 @@ import NoteStore
 
 struct Quickstart: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "quickstart",
     abstract: "Make a demo repository with a few notes and show what nb does with it.")
 
   @Argument(help: "Where to make it (default: a new temporary directory).")

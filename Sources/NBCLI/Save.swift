@@ -4,6 +4,7 @@ import NoteStore
 
 struct Save: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "save",
     abstract: "Commit edits made outside nb: stamps 'updated', adds a missing 'id', nothing else.")
 
   @OptionGroup var repository: RepositoryOptions

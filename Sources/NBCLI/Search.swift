@@ -3,7 +3,8 @@ import Foundation
 import NoteStore
 
 struct Search: ParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Find notes whose title, tags or text contain TEXT.")
+  static let configuration = CommandConfiguration(
+    commandName: "search", abstract: "Find notes whose title, tags or text contain TEXT.")
 
   @Argument(help: "The text to look for (case-insensitive).")
   var text: String

@@ -4,6 +4,7 @@ import NoteStore
 
 struct Show: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "show",
     abstract: "Show a note: a summary of its front matter, then the body.")
 
   @Argument(help: "The note: path, id prefix or title.")

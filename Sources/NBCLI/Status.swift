@@ -4,6 +4,7 @@ import NoteStore
 
 struct Status: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "status",
     abstract: "Branch, last commit, uncommitted changes and anything that needs attention.")
 
   @OptionGroup var repository: RepositoryOptions

@@ -15,6 +15,8 @@ struct Options {
   var nbBinary: String
   var workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("nb-bench").path
   var keep = false
+  /// xwmx/nb, the bash tool (not part of this repository): pass its script's path to measure it alongside.
+  var xwmx: String?
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -27,23 +29,25 @@ struct Options {
       case "--nb": nbBinary = iterator.next() ?? nbBinary
       case "--work": workDirectory = iterator.next() ?? workDirectory
       case "--keep": keep = true
+      case "--xwmx": xwmx = iterator.next()
       default:
         FileHandle.standardError.write(
-          Data("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep]\n".utf8))
+          Data(
+            "usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]\n"
+              .utf8))
         exit(2)
       }
     }
   }
 }
 
-/// One child process's wall time and peak memory, from wait4's rusage (exact per child, unlike RUSAGE_CHILDREN).
+/// One child process's wall time and exit status.
 struct Run {
   var seconds: Double
-  var maxRSSKiB: Int
   var status: Int32
 }
 
-/// Runs a process; `cwd` is handed to git as `-C` (posix_spawn has no portable chdir action).
+/// Runs a process. The baseline commands get the working directory as `-C`: spawn has no portable chdir action.
 func spawn(_ arguments: [String], cwd: String, environment: [String: String] = [:]) -> Run {
   var arguments = arguments
   if arguments[0] == "git" { arguments.insert(contentsOf: ["-C", cwd], at: 1) }
@@ -71,7 +75,36 @@ func spawn(_ arguments: [String], cwd: String, environment: [String: String] = [
   var usage = rusage()
   wait4(pid, &status, 0, &usage)
   let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  return Run(seconds: elapsed, maxRSSKiB: Int(usage.ru_maxrss), status: (status >> 8) & 0xff)
+  return Run(seconds: elapsed, status: (status >> 8) & 0xff)
+}
+
+/// Peak resident memory of one run of `arguments`, in KiB. wait4's figure for a child of this process would be
+/// wrong: Linux carries the parent's high-water mark into a vfork'ed child through exec, and this process holds a
+/// whole repository's index. A small python3 parent forks the command instead; nil when python3 is missing.
+func peakRSSKiB(_ arguments: [String]) -> Int? {
+  let launcher = """
+    import os, sys
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_RDWR)
+        os.dup2(fd, 0); os.dup2(fd, 1)
+        os.execvp(sys.argv[1], sys.argv[1:])
+    _, status, usage = os.wait4(pid, 0)
+    print(usage.ru_maxrss if status == 0 else -1)
+    """
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = ["python3", "-c", launcher] + arguments
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  guard (try? process.run()) != nil else { return nil }
+  let output = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0,
+    let value = Int(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+    value > 0
+  else { return nil }
+  return value
 }
 
 func must(_ run: Run, _ what: String) -> Run {
@@ -132,6 +165,37 @@ func buildRepository(at root: String, count: Int) throws {
 }
 
 var nbPath = ""
+
+/// `nb add` of xwmx/nb in a notebook of its own holding `count` notes like ours, with an isolated HOME.
+func xwmxAdd(_ script: String, root: String, count: Int, samples: Int, gitP50: Double) throws -> Row {
+  let home = root + "-xwmx-home"
+  try? FileManager.default.removeItem(atPath: home)
+  try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+  try "[user]\n\tname = bench\n\temail = bench@example.invalid\n".write(
+    toFile: home + "/.gitconfig", atomically: false, encoding: .utf8)
+  let environment = ["HOME": home, "NB_DIR": home + "/.nb", "NBRC_PATH": home + "/.nbrc", "EDITOR": "true"]
+  _ = must(spawn([script, "init"], cwd: home, environment: environment), "xwmx nb init")
+  let notebook = home + "/.nb/home"
+  for i in 0..<count {
+    try "# Note \(i)\n\nSome text for note \(i).\n".write(
+      toFile: "\(notebook)/note-\(i).md", atomically: false, encoding: .utf8)
+  }
+  _ = must(spawn(["git", "add", "-A"], cwd: notebook), "git add -A (xwmx)")
+  _ = must(spawn(["git", "commit", "-q", "-m", "seed"], cwd: notebook), "git commit (xwmx)")
+  _ = must(spawn([script, "index", "rebuild"], cwd: home, environment: environment), "xwmx nb index rebuild")
+  var times: [Double] = []
+  for i in 0..<samples {
+    let run = must(
+      spawn([script, "add", "--title", "Xwmx \(i)", "--content", "body"], cwd: home, environment: environment),
+      "xwmx nb add")
+    times.append(run.seconds)
+  }
+  try? FileManager.default.removeItem(atPath: home)
+  let p50 = percentile(times, 0.5)
+  return Row(
+    name: "xwmx/nb add (bash, its own notebook of the same size)", p50: p50, p95: percentile(times, 0.95),
+    versus: String(format: "%.1f× faster", gitP50 / p50))
+}
 
 struct Row {
   var name: String
@@ -210,12 +274,11 @@ func benchmark(size: Int, options: Options) throws {
   // Whole nb processes.
   func nbRuns(_ name: String, versus: Double?, _ arguments: (Int) -> [String]) {
     var times: [Double] = []
-    var rss = 0
     for i in 0..<samples {
       let run = must(spawn([options.nbBinary, "--dir", root] + arguments(i), cwd: root), name)
       times.append(run.seconds)
-      rss = max(rss, run.maxRSSKiB)
     }
+    let rss = peakRSSKiB([options.nbBinary, "--dir", root] + arguments(samples))
     let p50 = percentile(times, 0.5)
     rows.append(
       Row(
@@ -230,6 +293,9 @@ func benchmark(size: Int, options: Options) throws {
   nbRuns("nb list (every note)", versus: nil) { _ in ["list"] }
   nbRuns("nb show area-9/topic-0/note-9.md", versus: nil) { _ in ["show", "area-9/topic-0/note-9.md"] }
   nbRuns("nb --version", versus: nil) { _ in ["--version"] }
+  if let xwmx = options.xwmx {
+    rows.append(try xwmxAdd(xwmx, root: root, count: size, samples: samples, gitP50: gitP50))
+  }
   rows.append(Row(name: "this benchmark process (library calls)", p50: .nan, p95: .nan, rssKiB: selfMaxRSSKiB()))
   report(size: size, rows: rows)
   if !options.keep { try? FileManager.default.removeItem(atPath: root) }

@@ -36,7 +36,9 @@ public struct RepositoryConfig: Equatable, Sendable {
       text = decoded
     }
     let node: Node?
-    do { node = try Yams.compose(yaml: text) } catch let error as YamlError {
+    // Values are read as strings, so no type resolution is needed — and the default resolver compiles seven
+    // regular expressions on first use, a measurable part of a short command.
+    do { node = try Yams.compose(yaml: text, .basic) } catch let error as YamlError {
       throw NoteStoreError.invalidArgument("\(path): invalid YAML: \(error)")
     }
     var config = RepositoryConfig.initial
@@ -66,7 +68,7 @@ struct NotebookSettings: Equatable {
 
   static func read(at path: String) -> NotebookSettings? {
     guard let data = try? FileSystem.read(path, limit: 64 * 1024), let text = String(data: data, encoding: .utf8),
-      let mapping = (try? Yams.compose(yaml: text))??.mapping
+      let mapping = (try? Yams.compose(yaml: text, .basic))??.mapping
     else { return nil }
     return NotebookSettings(
       created: mapping["created"]?.scalar.flatMap { Timestamp(rfc3339: $0.string) },

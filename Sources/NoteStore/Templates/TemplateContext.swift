@@ -68,7 +68,8 @@ public struct TemplateContext: Sendable {
     result["author"] = author
     result["content"] = content
     result["now"] = now
-    result["today"] = TemplateDates.format(now, pattern: "yyyy-MM-dd", timeZone: timeZone)
+    // Timestamp's own calendar arithmetic: a DateFormatter would load ICU for every note, used or not.
+    result["today"] = String(Timestamp(date: now, timeZone: timeZone).rfc3339.prefix(10))
     result["var"] = vars
     return result
   }
