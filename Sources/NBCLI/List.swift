@@ -61,7 +61,7 @@ struct List: ParsableCommand {
 
   private func sorted(_ notes: [Note]) -> [Note] {
     switch sort {
-    case .path: return notes.sorted { $0.path < $1.path }
+    case .path: return notes  // the store lists in path order already
     case .title:
       return notes.sorted { ($0.title.lowercased(), $0.path) < ($1.title.lowercased(), $1.path) }
     // Newest first, as a person scanning recent work wants; undated notes last.

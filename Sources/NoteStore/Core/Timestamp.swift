@@ -46,6 +46,30 @@ public struct Timestamp: Equatable, Hashable, Comparable, Sendable, CustomString
     let (year, month, day) = Timestamp.civil(fromDays: days)
     let sign = offsetMinutes < 0 ? "-" : "+"
     let absMinutes = abs(offsetMinutes)
+    if (0...9999).contains(year) && absMinutes < 100 * 60 {
+      // Listings format two of these per note: bytes into a fixed buffer, not a dozen string concatenations.
+      var bytes = [UInt8](repeating: 0, count: 25)
+      func put(_ value: Int, _ width: Int, at start: Int) {
+        var v = value
+        for i in stride(from: start + width - 1, through: start, by: -1) {
+          bytes[i] = UInt8(ascii: "0") + UInt8(v % 10)
+          v /= 10
+        }
+      }
+      put(year, 4, at: 0)
+      put(month, 2, at: 5)
+      put(day, 2, at: 8)
+      put(secondOfDay / 3600, 2, at: 11)
+      put(secondOfDay / 60 % 60, 2, at: 14)
+      put(secondOfDay % 60, 2, at: 17)
+      put(absMinutes / 60, 2, at: 20)
+      put(absMinutes % 60, 2, at: 23)
+      for (index, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (22, ":")] {
+        bytes[index] = UInt8(ascii: Unicode.Scalar(character)!)
+      }
+      bytes[19] = offsetMinutes < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+      return String(decoding: bytes, as: UTF8.self)
+    }
     return Timestamp.pad(year, 4) + "-" + Timestamp.pad(month, 2) + "-" + Timestamp.pad(day, 2) + "T"
       + Timestamp.pad(secondOfDay / 3600, 2) + ":" + Timestamp.pad(secondOfDay / 60 % 60, 2) + ":"
       + Timestamp.pad(secondOfDay % 60, 2) + sign + Timestamp.pad(absMinutes / 60, 2) + ":"
