@@ -30,7 +30,9 @@ struct RepositoryOptions: ParsableArguments {
   var directory: String?
 
   func open() throws -> NoteRepository {
-    try NoteRepository.open(at: NoteRepository.locate(explicit: directory))
+    let repository = try NoteRepository.open(at: NoteRepository.locate(explicit: directory))
+    repository.progress = ProgressLine.reporter()
+    return repository
   }
 }
 

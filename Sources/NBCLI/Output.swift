@@ -140,3 +140,30 @@ struct CommandError: Error, CustomStringConvertible {
   let description: String
   init(_ description: String) { self.description = description }
 }
+
+/// A progress line on standard error, shown only on a terminal and only for work that lasts: it appears after
+/// half a second, is redrawn at most ten times a second, and is erased when the work is done.
+final class ProgressLine {
+  private let started = Date()
+  private var lastDrawn: Date?
+
+  static func reporter() -> ((String, Int, Int) -> Void)? {
+    guard isatty(STDERR_FILENO) == 1, ProcessInfo.processInfo.environment["TERM"] != "dumb" else { return nil }
+    let line = ProgressLine()
+    return { activity, done, total in line.update(activity, done, total) }
+  }
+
+  func update(_ activity: String, _ done: Int, _ total: Int) {
+    let now = Date()
+    if done >= total {
+      if lastDrawn != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+      lastDrawn = nil
+      return
+    }
+    guard now.timeIntervalSince(started) > 0.5, lastDrawn.map({ now.timeIntervalSince($0) > 0.1 }) ?? true else {
+      return
+    }
+    lastDrawn = now
+    FileHandle.standardError.write(Data("\r\u{1B}[K\(activity) \(done)/\(total)".utf8))
+  }
+}

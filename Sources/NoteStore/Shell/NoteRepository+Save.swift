@@ -52,7 +52,8 @@ extension NoteRepository {
       var stamped: [(path: String, text: String, id: String)] = []
       var removed: [String] = []
       var plain: [String] = []
-      for path in paths {
+      for (done, path) in paths.enumerated() {
+        progress?("Saving", done, paths.count)
         guard FileSystem.exists(absolute(path)) else {
           removed.append(path)
           continue
@@ -70,6 +71,7 @@ extension NoteRepository {
         let result = try stamp(path, text: text)
         stamped.append((path, result.text, result.id))
       }
+      progress?("Saving", paths.count, paths.count)
       for note in stamped {
         try tx.write(note.path, note.text)
         tx.note(note.id)

@@ -63,12 +63,14 @@ extension NoteRepository {
       let affected = try notes(taggedWith: tag)
       // Everything is computed before the first write, so a malformed note stops the command with nothing changed.
       var updates: [(path: String, text: String, id: String)] = []
-      for note in affected {
+      for (done, note) in affected.enumerated() {
+        progress?("Retagging notes", done, affected.count)
         let text = try readText(note.path)
         let retagged = try frontMatterCall(note.path) { try FrontMatter.settingTags(rewrite(note.tags), in: text) }
         let stamped = try stamp(note.path, text: retagged)
         updates.append((note.path, stamped.text, stamped.id))
       }
+      progress?("Retagging notes", affected.count, affected.count)
       for update in updates {
         try tx.write(update.path, update.text)
         tx.note(update.id)

@@ -22,6 +22,9 @@ public final class NoteRepository {
   public var clock: () -> Date = { Date() }
   /// The zone timestamps are written in.
   public var timeZone: TimeZone = .current
+  /// Called while an operation works through many notes (a tag rename, a save): what it is doing, how many are
+  /// done, of how many. A command line shows it as a progress line; nil reports nothing.
+  public var progress: ((_ activity: String, _ done: Int, _ total: Int) -> Void)?
   /// The templates: the built-in ones, overridden by `.nb/templates/NAME.md`.
   public var templates: TemplateLibrary {
     TemplateLibrary(userDirectory: root.appendingPathComponent(".nb/templates"))
