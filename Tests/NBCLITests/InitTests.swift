@@ -67,6 +67,37 @@ final class InitTests: NBCLITestCase {
     XCTAssertEqual(try homeGit.logSubjects(), ["nb: init"])
   }
 
+  func testGitWorktreeWhoseDotGitIsAFileWorks() throws {
+    try makeRepository()
+    let worktree = temp.file("worktree")
+    _ = try git.run("worktree", "add", "-q", "-b", "side", worktree.path)
+    let dotGit = try String(contentsOf: worktree.appendingPathComponent(".git"), encoding: .utf8)
+    XCTAssertTrue(dotGit.hasPrefix("gitdir: "), "git made a .git file, not a directory: \(dotGit)")
+
+    let added = try runner.run(["add", "Side note", "--content", "x", "--dir", worktree.path])
+    XCTAssertEqual(added.status, 0, added.stderr)
+    let listed = try runner.run(["list", "--dir", worktree.path])
+    XCTAssertEqual(listed.status, 0, listed.stderr)
+    XCTAssertTrue(listed.stdout.contains("inbox/side-note.md"), listed.stdout)
+    let side = try GitCLI(workTree: worktree, home: home)
+    XCTAssertEqual(try side.run("log", "-1", "--format=%s"), "nb: add inbox/side-note.md\n")
+    XCTAssertEqual(try side.statusPorcelain(), "")
+    // The device-local cache went to the worktree's own git directory, not into its work tree.
+    XCTAssertFalse(FileManager.default.fileExists(atPath: worktree.appendingPathComponent(".git/nb").path))
+    try side.fsck()
+  }
+
+  func testSettingsWithoutGitAreRefusedWithTheFix() throws {
+    try FileManager.default.createDirectory(
+      at: root.appendingPathComponent(".nb"), withIntermediateDirectories: true)
+    try "format: 1\n".write(to: root.appendingPathComponent(".nb/config.yaml"), atomically: false, encoding: .utf8)
+    for arguments in [["list"], ["add", "X"]] {
+      let result = try runner.run(arguments + ["--dir", root.path])
+      XCTAssertNotEqual(result.status, 0)
+      XCTAssertTrue(result.stderr.contains("git init"), result.stderr)
+    }
+  }
+
   func testVersion() throws {
     let result = try runner.run(["--version"])
     XCTAssertEqual(result.status, 0)

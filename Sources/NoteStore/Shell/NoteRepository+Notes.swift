@@ -137,7 +137,7 @@ extension NoteRepository {
       let id = NoteID.make()
       let stamp = now
       let context = TemplateContext(
-        title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: git.defaultSignature().name,
+        title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: try git.defaultSignature().name,
         content: Self.droppingFinalNewline(draft.content), now: stamp.date, timeZone: timeZone, vars: draft.variables)
       var text = try templateCall { try library.render(templateName, context: context) }
       text = try frontMatterCall(path) {

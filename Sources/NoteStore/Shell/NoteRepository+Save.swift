@@ -124,7 +124,7 @@ extension NoteRepository {
       }
     }
     let operation: String? =
-      switch git.state {
+      switch try git.state {
       case .none: nil
       case .merge: "merge"
       case .rebase: "rebase"
@@ -135,8 +135,8 @@ extension NoteRepository {
       case .other: "unknown"
       }
     if let operation { warnings.append("git \(operation) in progress: nb will not commit until it is finished") }
-    if git.isHeadDetached { warnings.append("HEAD is detached: nb will not commit until a branch is checked out") }
-    let indexLock = git.gitDirectory.appendingPathComponent("index.lock").path
+    if try git.isHeadDetached { warnings.append("HEAD is detached: nb will not commit until a branch is checked out") }
+    let indexLock = gitDirectory.appendingPathComponent("index.lock").path
     if FileSystem.exists(indexLock) { warnings.append(NoteStoreError.indexLocked(path: indexLock).description) }
     for note in try allNotes() { if let warning = note.warning { warnings.append(warning) } }
     for path in scanner.temporaryFiles() {
@@ -144,7 +144,7 @@ extension NoteRepository {
     }
     let head = try gitCall { try git.headCommitID().map { CommitSummary(try git.commit($0)) } }
     return RepositoryStatus(
-      branch: git.currentBranch, operation: operation, head: head, changes: changes, warnings: warnings)
+      branch: try git.currentBranch, operation: operation, head: head, changes: changes, warnings: warnings)
   }
 
   private static func kind(_ change: StatusEntry.Change) -> FileChange.Kind {

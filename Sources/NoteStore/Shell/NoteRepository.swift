@@ -30,16 +30,50 @@ public final class NoteRepository {
     TemplateLibrary(userDirectory: root.appendingPathComponent(".nb/templates"))
   }
 
-  let git: Repository
+  /// The `.git` directory: device-local state lives in its `nb/` folder.
+  let gitDirectory: URL
   let scanner: NoteScanner
   let realRoot: String
+  private var openedGit: Repository?
 
-  private init(root: URL, git: Repository, config: RepositoryConfig) {
+  /// The git repository, opened on first use: commands that only read notes (list, show, search) never need
+  /// libgit2, whose initialisation alone (it parses the system's CA bundle) costs more than such a command.
+  var git: Repository {
+    get throws {
+      if let openedGit { return openedGit }
+      do {
+        let repository = try Repository.open(at: root)
+        openedGit = repository
+        return repository
+      } catch let error as GitError {
+        throw NoteStoreError.unsafeGitState(
+          "\(root.path) has nb settings but is not a git work tree (\(error.message)); run 'git init' there or restore .git"
+        )
+      }
+    }
+  }
+
+  private init(root: URL, gitDirectory: URL, git: Repository?, config: RepositoryConfig) {
     self.root = root
-    self.git = git
+    self.gitDirectory = gitDirectory
+    self.openedGit = git
     self.config = config
     self.realRoot = FileSystem.realPath(root.path) ?? root.path
-    self.scanner = NoteScanner(root: root, cacheDirectory: git.gitDirectory.appendingPathComponent("nb/cache"))
+    self.scanner = NoteScanner(root: root, cacheDirectory: gitDirectory.appendingPathComponent("nb/cache"))
+  }
+
+  /// `.git` as a directory, or the directory a `.git` file (`gitdir: PATH`, as worktrees and submodules have)
+  /// points to; nil when there is neither.
+  static func gitDirectory(of root: URL) -> URL? {
+    let dotGit = root.appendingPathComponent(".git")
+    guard let info = FileSystem.statInfo(dotGit.path) else { return nil }
+    if info.isDirectory { return dotGit }
+    guard let data = try? FileSystem.read(dotGit.path, limit: 4096),
+      let line = String(data: data, encoding: .utf8)?.split(whereSeparator: \.isNewline).first,
+      line.hasPrefix("gitdir:")
+    else { return nil }
+    let target = line.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespaces)
+    return URL(fileURLWithPath: target, relativeTo: root).standardizedFileURL
   }
 
   // MARK: - Finding, opening, creating
@@ -76,13 +110,11 @@ public final class NoteRepository {
     let configPath = root.appendingPathComponent(".nb/config.yaml").path
     guard FileSystem.exists(configPath) else { throw NoteStoreError.noRepository(path: root.path) }
     let config = try RepositoryConfig.read(at: configPath)
-    let git: Repository
-    do { git = try Repository.open(at: root) } catch let error as GitError {
+    guard let gitDirectory = gitDirectory(of: root) else {
       throw NoteStoreError.unsafeGitState(
-        "\(root.path) has nb settings but is not a git work tree (\(error.message)); run 'git init' there or restore .git"
-      )
+        "\(root.path) has nb settings but no .git; run 'git init' there or restore .git")
     }
-    return NoteRepository(root: root, git: git, config: config)
+    return NoteRepository(root: root, gitDirectory: gitDirectory, git: nil, config: config)
   }
 
   /// Makes a new repository at `root` (creating the directory), on branch `main`, with the settings, a
@@ -104,7 +136,7 @@ public final class NoteRepository {
         ? try Repository.open(at: root) : try Repository.create(at: root, initialBranch: "main")
     } catch let error as GitError { throw NoteStoreError.git(error) }
     let config = RepositoryConfig.initial
-    let repository = NoteRepository(root: root, git: git, config: config)
+    let repository = NoteRepository(root: root, gitDirectory: git.gitDirectory, git: git, config: config)
     repository.clock = clock
     repository.timeZone = timeZone
     try repository.mutate { tx in
@@ -180,7 +212,7 @@ public final class NoteRepository {
   /// file the transaction touched is put back as it was.
   @discardableResult
   func mutate<T>(_ body: (inout Transaction) throws -> T) throws -> T {
-    let lock = try RepositoryLock(path: git.gitDirectory.appendingPathComponent("nb/lock").path)
+    let lock = try RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path)
     defer { withExtendedLifetime(lock) {} }
     try checkCommittable()
     var tx = Transaction(repository: self)
@@ -198,7 +230,7 @@ public final class NoteRepository {
 
   /// Refuses to commit when git is mid-operation or HEAD is not a branch: committing then would be a guess.
   func checkCommittable() throws {
-    switch git.state {
+    switch try git.state {
     case .none: break
     case .merge:
       throw NoteStoreError.unsafeGitState(
@@ -222,7 +254,7 @@ public final class NoteRepository {
     case .other:
       throw NoteStoreError.unsafeGitState("git is in the middle of an operation; finish or abort it, then retry")
     }
-    if git.isHeadDetached {
+    if try git.isHeadDetached {
       throw NoteStoreError.unsafeGitState(
         "HEAD is detached (not on a branch), so a commit could be lost; switch to a branch (git switch main), then retry"
       )
@@ -231,18 +263,18 @@ public final class NoteRepository {
       throw NoteStoreError.unsafeGitState(
         "the git index holds unresolved conflicts; resolve them (git status lists them), then retry")
     }
-    let indexLock = git.gitDirectory.appendingPathComponent("index.lock").path
+    let indexLock = gitDirectory.appendingPathComponent("index.lock").path
     if FileSystem.exists(indexLock) { throw NoteStoreError.indexLocked(path: indexLock) }
   }
 
   func commit(paths: [String], message: String) throws {
-    let signature = git.defaultSignature(date: clock())
+    let signature = try git.defaultSignature(date: clock())
     do {
       _ = try git.commit(paths: paths, message: message, author: signature)
     } catch let error as GitError
-      where error.isLocked && FileSystem.exists(git.gitDirectory.appendingPathComponent("index.lock").path)
+      where error.isLocked && FileSystem.exists(gitDirectory.appendingPathComponent("index.lock").path)
     {
-      throw NoteStoreError.indexLocked(path: git.gitDirectory.appendingPathComponent("index.lock").path)
+      throw NoteStoreError.indexLocked(path: gitDirectory.appendingPathComponent("index.lock").path)
     } catch let error as GitError {
       throw NoteStoreError.git(error)
     }
