@@ -11,7 +11,9 @@ struct Add: ParsableCommand {
   @Argument(help: "The title (default: the first '# heading' of the content).")
   var title: String?
 
-  @Option(name: [.short, .long], help: "Notebook path, e.g. work/projects (created if missing).")
+  @Option(
+    name: [.short, .long], help: "Notebook path, e.g. work/projects (created if missing).",
+    completion: Completions.notebooks)
   var notebook: String?
 
   @Option(name: [.short, .long], help: "Comma-separated tags.")

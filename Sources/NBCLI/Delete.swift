@@ -7,7 +7,7 @@ struct Delete: ParsableCommand {
     commandName: "delete",
     abstract: "Delete a note and its sidecars (git history keeps every version).", aliases: ["rm"])
 
-  @Argument(help: "The note: path, id prefix or title.")
+  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
   var note: String
 
   @Flag(help: "Delete even when the note has uncommitted edits (they are lost).")

@@ -7,7 +7,7 @@ struct Edit: ParsableCommand {
     commandName: "edit",
     abstract: "Edit a note in $VISUAL/$EDITOR (or change it with options); commits if it changed.")
 
-  @Argument(help: "The note: path, id prefix or title.")
+  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
   var note: String
 
   @Option(help: "Replace the body with this text (no editor).")

@@ -7,7 +7,7 @@ struct History: ParsableCommand {
     commandName: "history",
     abstract: "The commits that changed a note, newest first, following moves.", aliases: ["log"])
 
-  @Argument(help: "The note: path, id prefix or title.")
+  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
   var note: String
 
   @Option(help: "At most this many commits.")

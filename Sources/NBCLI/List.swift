@@ -11,13 +11,13 @@ struct List: ParsableCommand {
     case path, title, created, updated
   }
 
-  @Argument(help: "A notebook path (default: every note).")
+  @Argument(help: "A notebook path (default: every note).", completion: Completions.notebooks)
   var notebook: String?
 
   @Flag(name: [.short, .long], help: "Include the notebook's children.")
   var recursive = false
 
-  @Option(help: "Only notes with this tag (repeatable: all must match).")
+  @Option(help: "Only notes with this tag (repeatable: all must match).", completion: Completions.tags)
   var tag: [String] = []
 
   @Option(help: "Sort by \(SortKey.allCases.map(\.rawValue).joined(separator: ", ")).")

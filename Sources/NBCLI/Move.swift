@@ -8,10 +8,11 @@ struct Move: ParsableCommand {
     abstract: "Move a note (with its sidecars) to a notebook, or rename it to a new .md path; the id stays.",
     aliases: ["mv"])
 
-  @Argument(help: "The note: path, id prefix or title.")
+  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
   var note: String
 
-  @Argument(help: "A notebook path (created if missing), or a new path ending in .md.")
+  @Argument(
+    help: "A notebook path (created if missing), or a new path ending in .md.", completion: Completions.notebooks)
   var destination: String
 
   @OptionGroup var repository: RepositoryOptions

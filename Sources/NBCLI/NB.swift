@@ -7,6 +7,7 @@ public struct NB: ParsableCommand {
   /// The version `nb --version` prints.
   public static let version = "0.1.0"
 
+  /// The command tree: every subcommand, one file each.
   public static let configuration = CommandConfiguration(
     commandName: "nb",
     abstract: "Notes as plain Markdown files in a git repository; every save is a commit.",
@@ -21,6 +22,7 @@ public struct NB: ParsableCommand {
     ]
   )
 
+  /// Creates the root command (ArgumentParser calls this).
   public init() {}
 }
 

@@ -56,7 +56,7 @@ struct NotebookCommand: ParsableCommand {
   struct RenameNotebook: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "rename", abstract: "Rename or move a notebook with everything in it.", aliases: ["move", "mv"])
-    @Argument(help: "The notebook.") var from: String
+    @Argument(help: "The notebook.", completion: Completions.notebooks) var from: String
     @Argument(help: "Its new path.") var to: String
     @OptionGroup var repository: RepositoryOptions
 
@@ -70,7 +70,7 @@ struct NotebookCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "delete", abstract: "Delete a notebook; one with notes asks first, or needs --recursive.",
       aliases: ["rm"])
-    @Argument(help: "The notebook.") var path: String
+    @Argument(help: "The notebook.", completion: Completions.notebooks) var path: String
     @Flag(name: [.short, .long], help: "Delete everything inside too.") var recursive = false
     @Flag(help: "Also delete uncommitted edits inside (they are lost); implies --recursive.") var force = false
     @OptionGroup var repository: RepositoryOptions

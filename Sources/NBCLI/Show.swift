@@ -7,7 +7,7 @@ struct Show: ParsableCommand {
     commandName: "show",
     abstract: "Show a note: a summary of its front matter, then the body.")
 
-  @Argument(help: "The note: path, id prefix or title.")
+  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
   var note: String
 
   @Flag(help: "Print the file's bytes exactly as they are.")

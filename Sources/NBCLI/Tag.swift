@@ -27,7 +27,7 @@ struct TagCommand: ParsableCommand {
 
   struct AddTag: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a tag to a note.")
-    @Argument(help: "The note.") var note: String
+    @Argument(help: "The note.", completion: Completions.notes) var note: String
     @Argument(help: "The tag.") var tag: String
     @OptionGroup var repository: RepositoryOptions
 
@@ -40,8 +40,8 @@ struct TagCommand: ParsableCommand {
 
   struct RemoveTag: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a tag from a note.")
-    @Argument(help: "The note.") var note: String
-    @Argument(help: "The tag.") var tag: String
+    @Argument(help: "The note.", completion: Completions.notes) var note: String
+    @Argument(help: "The tag.", completion: Completions.tags) var tag: String
     @OptionGroup var repository: RepositoryOptions
 
     func run() throws {
@@ -54,7 +54,7 @@ struct TagCommand: ParsableCommand {
   struct RenameTag: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "rename", abstract: "Rename a tag in every note (one commit).")
-    @Argument(help: "The tag.") var old: String
+    @Argument(help: "The tag.", completion: Completions.tags) var old: String
     @Argument(help: "Its new name.") var new: String
     @OptionGroup var repository: RepositoryOptions
 
@@ -67,7 +67,7 @@ struct TagCommand: ParsableCommand {
   struct DeleteTag: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "delete", abstract: "Remove a tag from every note (one commit).", aliases: ["rm"])
-    @Argument(help: "The tag.") var tag: String
+    @Argument(help: "The tag.", completion: Completions.tags) var tag: String
     @OptionGroup var repository: RepositoryOptions
 
     func run() throws {

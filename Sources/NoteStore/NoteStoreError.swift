@@ -41,6 +41,7 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
   /// A template could not be found or rendered.
   case template(String)
 
+  /// The one-line message a person sees.
   public var description: String {
     switch self {
     case .noRepository(let path):
