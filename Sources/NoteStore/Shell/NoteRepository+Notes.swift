@@ -152,7 +152,7 @@ extension NoteRepository {
       try tx.write(path, text)
       tx.note(id)
       tx.subject = "add \(path)"
-      return NoteScanner.readNote(root: root.path, path: path)
+      return NoteScanner.note(path: path, text: text)
     }
   }
 
@@ -201,7 +201,7 @@ extension NoteRepository {
     try tx.write(path, stamped.text)
     tx.note(stamped.id)
     tx.subject = subject
-    return NoteScanner.readNote(root: root.path, path: path)
+    return NoteScanner.note(path: path, text: stamped.text)
   }
 
   /// The text with `updated` = max(now, previous + 1 s) and an `id` if it had none.

@@ -121,6 +121,11 @@ final class NoteScanner {
       return Note(
         path: path, id: nil, title: RepoPaths.stem(of: path), warning: NoteStoreError.notUTF8(path: path).description)
     }
+    return note(path: path, text: text)
+  }
+
+  /// The note for text already in memory (just written, say), without reading the file again.
+  static func note(path: String, text: String) -> Note {
     do {
       return Note(path: path, metadata: try FrontMatter.read(text))
     } catch let error as FrontMatterError {
