@@ -12,7 +12,7 @@ struct NotebookCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "notebook", abstract: "List, create, rename and delete notebooks (directories).",
     subcommands: [ListNotebooks.self, CreateNotebook.self, RenameNotebook.self, DeleteNotebook.self],
-    defaultSubcommand: ListNotebooks.self, aliases: ["notebooks", "nb"])
+    defaultSubcommand: ListNotebooks.self, aliases: ["notebooks"])
 
   struct ListNotebooks: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List every notebook.")
