@@ -269,6 +269,41 @@ extension Repository {
     return ObjectID(out)
   }
 
+  // MARK: Text merge
+
+  /// Line-level 3-way merge of three versions of a file, in memory (`git merge-file`): the merged bytes when the
+  /// two sides changed different lines, nil when they overlap. Conflict markers are never returned, so they
+  /// cannot reach a work tree or a commit by accident.
+  public static func mergeText(base: Data, ours: Data, theirs: Data) throws -> Data? {
+    LibGit2.initialize()
+    var options = git_merge_file_options()
+    try check(
+      "git_merge_file_options_init", git_merge_file_options_init(&options, UInt32(GIT_MERGE_FILE_OPTIONS_VERSION)))
+    var result = git_merge_file_result()
+    defer { git_merge_file_result_free(&result) }
+    let rc = try withMergeInput(base) { ancestor in
+      try withMergeInput(ours) { mine in
+        try withMergeInput(theirs) { other in git_merge_file(&result, &ancestor, &mine, &other, &options) }
+      }
+    }
+    try check("git_merge_file", rc)
+    guard result.automergeable != 0 else { return nil }
+    guard let ptr = result.ptr, result.len > 0 else { return Data() }
+    return Data(bytes: ptr, count: result.len)
+  }
+
+  private static func withMergeInput(_ data: Data, _ body: (inout git_merge_file_input) throws -> Int32) throws
+    -> Int32
+  {
+    var input = git_merge_file_input()
+    try check("git_merge_file_input_init", git_merge_file_input_init(&input, UInt32(GIT_MERGE_FILE_INPUT_VERSION)))
+    return try data.withUnsafeBytes { buffer in
+      input.ptr = buffer.baseAddress?.assumingMemoryBound(to: CChar.self)
+      input.size = buffer.count
+      return try body(&input)
+    }
+  }
+
   // MARK: Checkout
 
   /// Moves HEAD's branch to `target` and updates the index and work tree to match, never overwriting a file

@@ -279,6 +279,7 @@ extension Repository {
     var remote: OpaquePointer?
     try check("git_remote_lookup(\(name))", git_remote_lookup(&remote, pointer, name))
     defer { git_remote_free(remote) }
+    context.url = git_remote_url(remote).map { String(cString: $0) } ?? name
     return try withExtendedLifetime(context) { try body(remote!) }
   }
 

@@ -87,6 +87,8 @@ public struct TransferProgress: Sendable, Equatable {
 final class RemoteCallbackContext {
   let credentials: Credentials
   let progress: ((TransferProgress) -> Void)?
+  /// The URL being contacted (set once the remote is looked up).
+  var url = ""
   var attempts = 0
   var offered: [String] = []
   var authenticationFailure: String?
@@ -121,7 +123,8 @@ final class RemoteCallbackContext {
     if let last = git_error_last() { klass = last.pointee.klass }
     let gitError = GitError.last(function, rc)
     if let hostKeyFailure {
-      return RemoteError(kind: .hostKey, remote: remote, underlying: GitError(function: function, code: rc, message: hostKeyFailure))
+      return RemoteError(
+        kind: .hostKey, remote: remote, underlying: GitError(function: function, code: rc, message: hostKeyFailure))
     }
     if let authenticationFailure {
       return RemoteError(
@@ -130,14 +133,37 @@ final class RemoteCallbackContext {
     }
     if let certificateFailure {
       return RemoteError(
-        kind: .certificate, remote: remote, underlying: GitError(function: function, code: rc, message: certificateFailure))
+        kind: .certificate, remote: remote,
+        underlying: GitError(function: function, code: rc, message: certificateFailure))
     }
     if rc == GIT_EAUTH.rawValue { return RemoteError(kind: .authentication, remote: remote, underlying: gitError) }
     if rc == GIT_ECERTIFICATE.rawValue { return RemoteError(kind: .certificate, remote: remote, underlying: gitError) }
+    if Self.isMissingLocalPath(url) {
+      // libgit2 takes a path it cannot find for an unknown URL scheme; for nb it is a disk that is not mounted.
+      return RemoteError(kind: .network, remote: remote, underlying: gitError)
+    }
+    if rc == GIT_EINVALIDSPEC.rawValue || gitError.message.contains("unsupported URL protocol")
+      || gitError.message.contains("unknown scheme")
+    {
+      return RemoteError(kind: .other, remote: remote, underlying: gitError)
+    }
     if klass == Int32(GIT_ERROR_NET.rawValue) || Self.looksUnreachable(gitError.message) {
       return RemoteError(kind: .network, remote: remote, underlying: gitError)
     }
     return RemoteError(kind: .other, remote: remote, underlying: gitError)
+  }
+
+  /// True for a local remote (a path or `file://` URL) whose directory does not exist.
+  static func isMissingLocalPath(_ url: String) -> Bool {
+    let path: String
+    if url.hasPrefix("file://") {
+      path = URL(string: url)?.path ?? String(url.dropFirst("file://".count))
+    } else if url.hasPrefix("/") || url.hasPrefix("./") || url.hasPrefix("../") || url.hasPrefix("~/") {
+      path = (url as NSString).expandingTildeInPath
+    } else {
+      return false
+    }
+    return !FileManager.default.fileExists(atPath: path)
   }
 
   /// libgit2 files some connection failures under other classes (ssh's socket, the local transport's missing
@@ -171,7 +197,8 @@ private let credentialCallback: git_credential_acquire_cb = { out, url, username
   context.attempts += 1
   let answer = context.attempts <= context.credentials.maxAttempts ? context.credentials.provider(request) : nil
   guard let answer, !request.allowed.intersection(answer.kind).isEmpty else {
-    let tried = context.offered.isEmpty ? "no credentials were available" : "tried " + context.offered.joined(separator: ", ")
+    let tried =
+      context.offered.isEmpty ? "no credentials were available" : "tried " + context.offered.joined(separator: ", ")
     context.authenticationFailure = "authentication to \(request.url) failed (\(tried))"
     git_error_set_str(Int32(GIT_ERROR_CALLBACK.rawValue), context.authenticationFailure)
     return GIT_EAUTH.rawValue

@@ -77,8 +77,10 @@ final class MergeTests: GitKitTestCase {
     try write("inbox/a.md", "a\n")
     try write("work/projects/deep/b.md", "b\n")
     try write("run.sh", "#!/bin/sh\n")
-    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: workTree.appendingPathComponent("run.sh").path)
-    try FileManager.default.createSymbolicLink(atPath: workTree.appendingPathComponent("link").path, withDestinationPath: "inbox/a.md")
+    try FileManager.default.setAttributes(
+      [.posixPermissions: 0o755], ofItemAtPath: workTree.appendingPathComponent("run.sh").path)
+    try FileManager.default.createSymbolicLink(
+      atPath: workTree.appendingPathComponent("link").path, withDestinationPath: "inbox/a.md")
     try git.run("add", ".")
     try git.run("commit", "-q", "-m", "files")
     let head = try id(try git.revParse("HEAD"))
@@ -109,7 +111,8 @@ final class MergeTests: GitKitTestCase {
     // Without a base the same map gives the same tree: tree ids depend on content only.
     XCTAssertEqual(try repo.writeTree(entries, base: nil), tree)
     // Unchanged map: the base's own tree.
-    XCTAssertEqual(try repo.writeTree(try repo.treeEntries(ofCommit: base), base: base).hex, try git.revParse("\(base.hex)^{tree}"))
+    XCTAssertEqual(
+      try repo.writeTree(try repo.treeEntries(ofCommit: base), base: base).hex, try git.revParse("\(base.hex)^{tree}"))
     // A file may replace a directory.
     var replaced = entries
     replaced["new/deeper/n.md"] = nil
@@ -123,19 +126,29 @@ final class MergeTests: GitKitTestCase {
     let (_, ours, theirs) = try diverged(repo)
     let combined = try repo.treeEntries(ofCommit: ours).merging(try repo.treeEntries(ofCommit: theirs)) { a, _ in a }
     let tree = try repo.writeTree(combined, base: ours)
-    let author = Signature(name: "Device A", email: "a@example.com", date: Date(timeIntervalSince1970: 1_800_000_000), timeZoneOffsetMinutes: 60)
+    let author = Signature(
+      name: "Device A", email: "a@example.com", date: Date(timeIntervalSince1970: 1_800_000_000),
+      timeZoneOffsetMinutes: 60)
     let merge = try repo.createCommit(tree: tree, parents: [ours, theirs], message: "Merge sync", author: author)
     // Nothing moved yet.
     XCTAssertEqual(try repo.headCommitID(), ours)
     XCTAssertEqual(try git.run("log", "-1", "--format=%P", merge.hex), "\(ours.hex) \(theirs.hex)\n")
-    XCTAssertEqual(try git.run("log", "-1", "--format=%an <%ae> %at %ai%n%s", merge.hex), "Device A <a@example.com> 1800000000 2027-01-15 09:00:00 +0100\nMerge sync\n")
-    XCTAssertEqual(lines(try git.run("ls-tree", "-r", "--name-only", merge.hex)), ["a.md", "o1.md", "o2.md", "t1.md", "t2.md", "t3.md"])
+    XCTAssertEqual(
+      try git.run("log", "-1", "--format=%an <%ae> %at %ai%n%s", merge.hex),
+      "Device A <a@example.com> 1800000000 2027-01-15 09:00:00 +0100\nMerge sync\n")
+    XCTAssertEqual(
+      lines(try git.run("ls-tree", "-r", "--name-only", merge.hex)),
+      ["a.md", "o1.md", "o2.md", "t1.md", "t2.md", "t3.md"])
 
     try repo.setReference("refs/nb/backup/20261122T101500Z", to: ours, message: "nb sync: backup", expected: .some(nil))
-    XCTAssertEqual(try git.run("for-each-ref", "--format=%(objectname) %(refname)", "refs/nb"), "\(ours.hex) refs/nb/backup/20261122T101500Z\n")
+    XCTAssertEqual(
+      try git.run("for-each-ref", "--format=%(objectname) %(refname)", "refs/nb"),
+      "\(ours.hex) refs/nb/backup/20261122T101500Z\n")
     // Must-not-exist refuses to overwrite; compare-and-swap checks the old value.
-    XCTAssertThrowsError(try repo.setReference("refs/nb/backup/20261122T101500Z", to: merge, message: "x", expected: .some(nil)))
-    XCTAssertThrowsError(try repo.setReference("refs/nb/backup/20261122T101500Z", to: merge, message: "x", expected: theirs))
+    XCTAssertThrowsError(
+      try repo.setReference("refs/nb/backup/20261122T101500Z", to: merge, message: "x", expected: .some(nil)))
+    XCTAssertThrowsError(
+      try repo.setReference("refs/nb/backup/20261122T101500Z", to: merge, message: "x", expected: theirs))
     try repo.setReference("refs/nb/backup/20261122T101500Z", to: merge, message: "x", expected: ours)
     XCTAssertEqual(try repo.references(matching: "refs/nb/backup/*"), ["refs/nb/backup/20261122T101500Z": merge])
     try repo.deleteReference("refs/nb/backup/20261122T101500Z")
@@ -159,7 +172,9 @@ final class MergeTests: GitKitTestCase {
     XCTAssertEqual(try repo.checkoutSafely(second, expected: first, message: "fast-forward"), .checkedOut)
     XCTAssertEqual(try git.revParse("HEAD"), second.hex)
     XCTAssertEqual(try String(contentsOf: workTree.appendingPathComponent("notes/b.md"), encoding: .utf8), "b\n")
-    XCTAssertEqual(try String(contentsOf: workTree.appendingPathComponent("a.md"), encoding: .utf8), "edited, unrelated to the incoming commit\n")
+    XCTAssertEqual(
+      try String(contentsOf: workTree.appendingPathComponent("a.md"), encoding: .utf8),
+      "edited, unrelated to the incoming commit\n")
     XCTAssertEqual(try git.statusPorcelain(), " M a.md\n")
 
     // A later commit deleting an unedited file removes it.
@@ -183,8 +198,10 @@ final class MergeTests: GitKitTestCase {
     try write("new.md", "untracked here\n")
     try git.run("update-ref", "refs/remotes/origin/main", second.hex)
 
-    XCTAssertEqual(try repo.checkoutSafely(second, expected: first, message: "fast-forward"), .blocked(conflicts: ["a.md"]))
-    XCTAssertEqual(try String(contentsOf: workTree.appendingPathComponent("a.md"), encoding: .utf8), "my unsaved edit\n")
+    XCTAssertEqual(
+      try repo.checkoutSafely(second, expected: first, message: "fast-forward"), .blocked(conflicts: ["a.md"]))
+    XCTAssertEqual(
+      try String(contentsOf: workTree.appendingPathComponent("a.md"), encoding: .utf8), "my unsaved edit\n")
     XCTAssertEqual(try git.revParse("HEAD"), first.hex)
     XCTAssertEqual(try git.statusPorcelain(), " M a.md\n?? new.md\n")
 
@@ -202,6 +219,67 @@ final class MergeTests: GitKitTestCase {
     XCTAssertThrowsError(try repo.checkoutSafely(second, expected: second, message: "ff")) { error in
       XCTAssertEqual((error as? GitError)?.code, -15, "\(error)")
     }
+  }
+}
+
+extension MergeTests {
+  /// `git merge-file -p ours base theirs`: its output when it exits 0 (clean), nil when it reports conflicts.
+  func gitMergeFile(base: String, ours: String, theirs: String) throws -> String? {
+    try temp.write("mf/base", base)
+    try temp.write("mf/ours", ours)
+    try temp.write("mf/theirs", theirs)
+    let dir = temp.file("mf").path
+    let result = try git.result(["merge-file", "-p", dir + "/ours", dir + "/base", dir + "/theirs"])
+    return result.status == 0 ? result.stdout : nil
+  }
+
+  func testMergeTextAgreesWithGitMergeFile() throws {
+    let base = "title\n\none\ntwo\nthree\nfour\nfive\n"
+    let cases: [(String, String)] = [
+      ("title\n\nONE\ntwo\nthree\nfour\nfive\n", "title\n\none\ntwo\nthree\nfour\nFIVE\n"),  // apart
+      ("title\n\none\nTWO\nthree\nfour\nfive\n", "title\n\none\n2\nthree\nfour\nfive\n"),  // same line
+      ("title\r\n\r\none\n", "title\n\none\ntwo\nthree\nfour\nfive\nsix\n"),  // CRLF vs append
+      ("", "title\n\none\ntwo\nthree\nfour\nfive\nsix\n"),  // emptied vs appended
+      (base, base),
+    ]
+    for (ours, theirs) in cases {
+      let merged = try Repository.mergeText(base: Data(base.utf8), ours: Data(ours.utf8), theirs: Data(theirs.utf8))
+      let oracle = try gitMergeFile(base: base, ours: ours, theirs: theirs)
+      XCTAssertEqual(merged.map { String(decoding: $0, as: UTF8.self) }, oracle, "ours: \(ours.debugDescription)")
+    }
+    // The first case merges both edits; the second is a conflict and yields no text at all.
+    XCTAssertEqual(
+      try Repository.mergeText(base: Data(base.utf8), ours: Data(cases[0].0.utf8), theirs: Data(cases[0].1.utf8)),
+      Data("title\n\nONE\ntwo\nthree\nfour\nFIVE\n".utf8))
+    XCTAssertNil(
+      try Repository.mergeText(base: Data(base.utf8), ours: Data(cases[1].0.utf8), theirs: Data(cases[1].1.utf8)))
+  }
+
+  func testSafeCheckoutOnAnUnbornBranchJoinsAnExistingHistory() throws {
+    // Another device's history arrives in a fresh repository (nb clone / first sync joining a remote).
+    let source = try temp.directory("source")
+    let sourceGit = try GitCLI(workTree: source, home: home)
+    try sourceGit.run("init", "-q", "-b", "main")
+    try temp.write("source/inbox/a.md", "a\n")
+    try temp.write("source/b.md", "b\n")
+    try sourceGit.run("add", ".")
+    try sourceGit.run("commit", "-q", "-m", "theirs")
+    let repo = try makeRepository()
+    try git.run("fetch", "-q", source.path, "main:refs/remotes/origin/main")
+    let theirs = try XCTUnwrap(try repo.reference(named: "refs/remotes/origin/main"))
+
+    try write("b.md", "an untracked local file in the way\n")
+    XCTAssertEqual(try repo.checkoutSafely(theirs, expected: nil, message: "join"), .blocked(conflicts: ["b.md"]))
+    XCTAssertTrue(repo.isHeadUnborn)
+    XCTAssertEqual(
+      try String(contentsOf: workTree.appendingPathComponent("b.md"), encoding: .utf8),
+      "an untracked local file in the way\n")
+
+    try remove("b.md")
+    XCTAssertEqual(try repo.checkoutSafely(theirs, expected: nil, message: "join"), .checkedOut)
+    XCTAssertEqual(try git.revParse("refs/heads/main"), theirs.hex)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertEqual(try String(contentsOf: workTree.appendingPathComponent("inbox/a.md"), encoding: .utf8), "a\n")
   }
 }
 

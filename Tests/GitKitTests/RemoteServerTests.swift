@@ -30,8 +30,10 @@ final class RemoteServerTests: RemoteTestCase {
     XCTAssertEqual(try remote.revParse("main"), theirs)
 
     // Build the merge the sync would make (both parents) and push it: a fast-forward for the remote.
-    let merged = try repo.writeTree(try repo.treeEntries(ofCommit: try id(theirs)).merging(
-      try repo.treeEntries(ofCommit: ours)) { a, _ in a }, base: ours)
+    let merged = try repo.writeTree(
+      try repo.treeEntries(ofCommit: try id(theirs)).merging(
+        try repo.treeEntries(ofCommit: ours)
+      ) { a, _ in a }, base: ours)
     let merge = try repo.createCommit(tree: merged, parents: [ours, try id(theirs)], message: "merge")
     XCTAssertEqual(try repo.checkoutSafely(merge, expected: ours, message: "merge"), .checkedOut)
     XCTAssertEqual(try repo.push(remote: "origin", refspecs: ["main"]).references.map(\.status), [.updated])
@@ -63,7 +65,8 @@ final class RemoteServerTests: RemoteTestCase {
     guard case .rejectedByServer(let reason) = result.references[0].status else {
       return XCTFail("expected a server rejection, got \(result.references[0].status)")
     }
-    XCTAssertFalse(reason.isEmpty)
+    // What `git push` shows as "! [remote rejected] main -> main (pre-receive hook declined)".
+    XCTAssertEqual(reason, "pre-receive hook declined")
     XCTAssertFalse(try bareGit(bare).result(["rev-parse", "--verify", "--quiet", "main"]).succeeded)
     // The remote-tracking branch does not claim a push that did not happen.
     XCTAssertNil(try repo.reference(named: "refs/remotes/origin/main"))
@@ -105,7 +108,8 @@ final class RemoteServerTests: RemoteTestCase {
       // The token goes with the default user name, which this server does not accept.
       XCTAssertEqual((error as? RemoteError)?.kind, .authentication, "\(error)")
     }
-    try repo.setRemoteURL(name: "origin", url: server.url("notes.git").replacingOccurrences(of: "://", with: "://alice@"))
+    try repo.setRemoteURL(
+      name: "origin", url: server.url("notes.git").replacingOccurrences(of: "://", with: "://alice@"))
     XCTAssertTrue(try repo.fetch(remote: "origin", credentials: standard).listing.isEmpty)
     let helper = Credentials.standard(environment: [:]) { _ in ("alice", "right") }
     XCTAssertTrue(try repo.fetch(remote: "origin", credentials: helper).listing.isEmpty)

@@ -157,7 +157,7 @@ final class RemoteTests: RemoteTestCase {
     XCTAssertEqual(try repo.headCommitID(), first)
     XCTAssertFalse(exists("b.md"))
     XCTAssertEqual(try git.statusPorcelain(), "")
-    _ = progressCalls
+    XCTAssertGreaterThan(progressCalls, 0)
 
     // Nothing new: no reference moves.
     XCTAssertEqual(try repo.fetch(remote: "origin").updatedReferences, [])
@@ -188,7 +188,8 @@ final class RemoteTests: RemoteTestCase {
 
     // Still rejected once fetched (now known locally, but not an ancestor).
     try repo.fetch(remote: "origin")
-    XCTAssertEqual(try repo.push(remote: "origin", refspecs: ["main"]).references.map(\.status), [.rejectedNonFastForward])
+    XCTAssertEqual(
+      try repo.push(remote: "origin", refspecs: ["main"]).references.map(\.status), [.rejectedNonFastForward])
     XCTAssertEqual(try remote.revParse("refs/heads/main"), theirs)
 
     // Force is never done.
@@ -205,8 +206,9 @@ final class RemoteTests: RemoteTestCase {
     let port = try LocalPort.free()
     try repo.addRemote(name: "refused", url: "git://127.0.0.1:\(port)/notes.git")
     try repo.addRemote(name: "unplugged", url: temp.file("no-such-disk/notes.git").path)
+    try repo.addRemote(name: "unpluggedURL", url: "file://" + temp.file("no-such-disk/notes.git").path)
     try repo.addRemote(name: "nohost", url: "git://nb-test-host.invalid/notes.git")
-    for name in ["refused", "unplugged", "nohost"] {
+    for name in ["refused", "unplugged", "unpluggedURL", "nohost"] {
       XCTAssertThrowsError(try repo.fetch(remote: name), name) { error in
         XCTAssertEqual((error as? RemoteError)?.isNetwork, true, "\(name): \(error)")
       }
@@ -216,6 +218,11 @@ final class RemoteTests: RemoteTestCase {
     }
     XCTAssertEqual(try repo.headCommitID(), head)
     XCTAssertEqual(lines(try git.run("for-each-ref", "--format=%(refname)")), ["refs/heads/main"])
+    // A mistyped scheme is not "offline": the user has to fix it.
+    try repo.addRemote(name: "typo", url: "htps://example.com/notes.git")
+    XCTAssertThrowsError(try repo.fetch(remote: "typo")) { error in
+      XCTAssertEqual((error as? RemoteError)?.kind, .other, "\(error)")
+    }
   }
 
   func testStandardCredentialOrder() throws {
