@@ -1,0 +1,264 @@
+import CLibGit2
+import Foundation
+
+/// Why a fetch, push or listing of a remote failed.
+///
+/// The kinds exist because the caller reacts differently: an unreachable remote is "try again later, nothing
+/// changed" (nb's offline queue, a distinct exit code), an authentication or host-key failure needs the user.
+public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
+  /// The class of failure.
+  public enum Kind: Sendable, Equatable {
+    /// The remote could not be reached: connection refused, unknown host, timeout, network down, or a local remote
+    /// path that does not exist (an unmounted disk). Nothing was changed.
+    case network
+    /// Every credential offered was refused, or there was none to offer.
+    case authentication
+    /// The ssh host key is not in `~/.ssh/known_hosts` or does not match it; the message says how to trust it.
+    case hostKey
+    /// The server's TLS certificate did not verify.
+    case certificate
+    /// A push refspec asked for something GitKit never does (force, deletion) or named no local reference.
+    case invalidRefspec
+    /// Any other failure (protocol error, server error, corrupt data, ...).
+    case other
+  }
+
+  /// The class of failure.
+  public let kind: Kind
+  /// The remote's name (or URL when anonymous).
+  public let remote: String
+  /// The failing call and libgit2's text; for `.hostKey` and `.authentication` the message is GitKit's own.
+  public let underlying: GitError
+
+  /// Creates an error (GitKit makes these; public for tests and fakes).
+  public init(kind: Kind, remote: String, underlying: GitError) {
+    self.kind = kind
+    self.remote = remote
+    self.underlying = underlying
+  }
+
+  /// True when the remote was simply unreachable, so the caller should keep its local commits for later.
+  public var isNetwork: Bool { kind == .network }
+
+  /// `"remote origin: <kind>: git_remote_connect failed (-1): failed to connect to ..."`.
+  public var description: String {
+    "remote \(remote): \(kind): \(underlying)"
+  }
+}
+
+/// One reference a fetch or push moved in this repository.
+public struct ReferenceUpdate: Sendable, Equatable {
+  /// The full reference name, e.g. `refs/remotes/origin/main`.
+  public var name: String
+  /// The value before; nil when the reference is new.
+  public var old: ObjectID?
+  /// The value after; nil when the reference was deleted.
+  public var new: ObjectID?
+
+  /// Creates an update value.
+  public init(name: String, old: ObjectID?, new: ObjectID?) {
+    self.name = name
+    self.old = old
+    self.new = new
+  }
+}
+
+/// Transfer counters libgit2 reports while receiving a pack.
+public struct TransferProgress: Sendable, Equatable {
+  /// Objects in the pack, once known.
+  public var totalObjects: Int
+  /// Objects received so far.
+  public var receivedObjects: Int
+  /// Objects hashed and stored so far.
+  public var indexedObjects: Int
+  /// Bytes received so far.
+  public var receivedBytes: Int
+
+  /// Creates a progress value.
+  public init(totalObjects: Int, receivedObjects: Int, indexedObjects: Int, receivedBytes: Int) {
+    self.totalObjects = totalObjects
+    self.receivedObjects = receivedObjects
+    self.indexedObjects = indexedObjects
+    self.receivedBytes = receivedBytes
+  }
+}
+
+/// State shared between a Swift operation and libgit2's C callbacks, passed as the callbacks' payload.
+final class RemoteCallbackContext {
+  let credentials: Credentials
+  let progress: ((TransferProgress) -> Void)?
+  /// The URL being contacted (set once the remote is looked up).
+  var url = ""
+  var attempts = 0
+  var offered: [String] = []
+  var authenticationFailure: String?
+  var hostKeyFailure: String?
+  var certificateFailure: String?
+  var tipUpdates: [ReferenceUpdate] = []
+  /// refname -> server's rejection text (nil: accepted), from push_update_reference.
+  var pushStatuses: [String: String?] = [:]
+
+  init(credentials: Credentials, progress: ((TransferProgress) -> Void)?) {
+    self.credentials = credentials
+    self.progress = progress
+  }
+
+  /// Callbacks with this context as payload; the caller keeps the context alive for the whole operation.
+  func callbacks() throws -> git_remote_callbacks {
+    var callbacks = git_remote_callbacks()
+    try check(
+      "git_remote_init_callbacks", git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)))
+    callbacks.payload = Unmanaged.passUnretained(self).toOpaque()
+    callbacks.credentials = credentialCallback
+    callbacks.certificate_check = certificateCallback
+    callbacks.update_tips = updateTipsCallback
+    callbacks.push_update_reference = pushUpdateReferenceCallback
+    if progress != nil { callbacks.transfer_progress = transferProgressCallback }
+    return callbacks
+  }
+
+  /// Turns a failed libgit2 call into a `RemoteError`, preferring what the callbacks learned over libgit2's text.
+  func error(_ function: String, _ rc: Int32, remote: String) -> RemoteError {
+    var klass: Int32 = -1
+    if let last = git_error_last() { klass = last.pointee.klass }
+    let gitError = GitError.last(function, rc)
+    if let hostKeyFailure {
+      return RemoteError(
+        kind: .hostKey, remote: remote, underlying: GitError(function: function, code: rc, message: hostKeyFailure))
+    }
+    if let authenticationFailure {
+      return RemoteError(
+        kind: .authentication, remote: remote,
+        underlying: GitError(function: function, code: rc, message: authenticationFailure))
+    }
+    if let certificateFailure {
+      return RemoteError(
+        kind: .certificate, remote: remote,
+        underlying: GitError(function: function, code: rc, message: certificateFailure))
+    }
+    if rc == GIT_EAUTH.rawValue { return RemoteError(kind: .authentication, remote: remote, underlying: gitError) }
+    if rc == GIT_ECERTIFICATE.rawValue { return RemoteError(kind: .certificate, remote: remote, underlying: gitError) }
+    if Self.isMissingLocalPath(url) {
+      // libgit2 takes a path it cannot find for an unknown URL scheme; for nb it is a disk that is not mounted.
+      return RemoteError(kind: .network, remote: remote, underlying: gitError)
+    }
+    if rc == GIT_EINVALIDSPEC.rawValue || gitError.message.contains("unsupported URL protocol")
+      || gitError.message.contains("unknown scheme")
+    {
+      return RemoteError(kind: .other, remote: remote, underlying: gitError)
+    }
+    if klass == Int32(GIT_ERROR_NET.rawValue) || Self.looksUnreachable(gitError.message) {
+      return RemoteError(kind: .network, remote: remote, underlying: gitError)
+    }
+    return RemoteError(kind: .other, remote: remote, underlying: gitError)
+  }
+
+  /// True for a local remote (a path or `file://` URL) whose directory does not exist.
+  static func isMissingLocalPath(_ url: String) -> Bool {
+    let path: String
+    if url.hasPrefix("file://") {
+      path = URL(string: url)?.path ?? String(url.dropFirst("file://".count))
+    } else if url.hasPrefix("/") || url.hasPrefix("./") || url.hasPrefix("../") || url.hasPrefix("~/") {
+      path = (url as NSString).expandingTildeInPath
+    } else {
+      return false
+    }
+    return !FileManager.default.fileExists(atPath: path)
+  }
+
+  /// libgit2 files some connection failures under other classes (ssh's socket, the local transport's missing
+  /// path), so the text decides for those.
+  static func looksUnreachable(_ message: String) -> Bool {
+    let text = message.lowercased()
+    return [
+      "failed to connect", "connection refused", "failed to resolve address", "could not resolve host",
+      "timed out", "network is unreachable", "no route to host", "could not find repository",
+      "failed to start ssh session", "connection reset",
+    ].contains { text.contains($0) }
+  }
+}
+
+private func context(_ payload: UnsafeMutableRawPointer?) -> RemoteCallbackContext? {
+  payload.map { Unmanaged<RemoteCallbackContext>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private let credentialCallback: git_credential_acquire_cb = { out, url, usernameFromURL, allowed, payload in
+  guard let out, let context = context(payload) else { return GIT_PASSTHROUGH.rawValue }
+  let request = CredentialRequest(
+    url: url.map { String(cString: $0) } ?? "",
+    usernameFromURL: usernameFromURL.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 },
+    allowed: CredentialRequest.Kinds(rawValue: allowed), attempt: context.attempts + 1)
+  // ssh asks for the user name on its own round trip; answering it is not an authentication attempt.
+  if request.allowed == .username {
+    let (credential, rc) = Credential.username(request.usernameFromURL ?? "git").make()
+    out.pointee = credential
+    return rc
+  }
+  context.attempts += 1
+  let answer = context.attempts <= context.credentials.maxAttempts ? context.credentials.provider(request) : nil
+  guard let answer, !request.allowed.intersection(answer.kind).isEmpty else {
+    let tried =
+      context.offered.isEmpty ? "no credentials were available" : "tried " + context.offered.joined(separator: ", ")
+    context.authenticationFailure = "authentication to \(request.url) failed (\(tried))"
+    git_error_set_str(Int32(GIT_ERROR_CALLBACK.rawValue), context.authenticationFailure)
+    return GIT_EAUTH.rawValue
+  }
+  context.offered.append(answer.description)
+  let (credential, rc) = answer.make()
+  out.pointee = credential
+  return rc
+}
+
+private let certificateCallback: git_transport_certificate_check_cb = { cert, valid, host, payload in
+  // libgit2 has already checked known_hosts / the TLS chain; `valid` is its verdict, which we never loosen.
+  if valid != 0 { return 0 }
+  guard let context = context(payload) else { return GIT_ECERTIFICATE.rawValue }
+  let hostName = host.map { String(cString: $0) } ?? "the server"
+  if let cert, cert.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2 {
+    let hostkey = UnsafeRawPointer(cert).assumingMemoryBound(to: git_cert_hostkey.self).pointee
+    var fingerprint = ""
+    if hostkey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0 {
+      let bytes = withUnsafeBytes(of: hostkey.hash_sha256) { Data($0) }
+      var base64 = bytes.base64EncodedString()
+      while base64.hasSuffix("=") { base64.removeLast() }
+      fingerprint = " (SHA256:\(base64))"
+    }
+    context.hostKeyFailure =
+      "the ssh host key of \(hostName)\(fingerprint) is not trusted: it is missing from ~/.ssh/known_hosts or "
+      + "differs from the one recorded there. If you trust this server, connect once with `ssh \(hostName)` and "
+      + "accept the key (or add the output of `ssh-keyscan \(hostName)` to ~/.ssh/known_hosts), then retry."
+    git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), context.hostKeyFailure)
+  } else {
+    context.certificateFailure = "the TLS certificate of \(hostName) did not verify"
+    git_error_set_str(Int32(GIT_ERROR_SSL.rawValue), context.certificateFailure)
+  }
+  return GIT_ECERTIFICATE.rawValue
+}
+
+private let updateTipsCallback:
+  @convention(c) (UnsafePointer<CChar>?, UnsafePointer<git_oid>?, UnsafePointer<git_oid>?, UnsafeMutableRawPointer?)
+    -> Int32 = { refname, old, new, payload in
+      guard let context = context(payload), let refname else { return 0 }
+      func id(_ oid: UnsafePointer<git_oid>?) -> ObjectID? {
+        guard let oid, git_oid_is_zero(oid) == 0 else { return nil }
+        return ObjectID(oid)
+      }
+      context.tipUpdates.append(ReferenceUpdate(name: String(cString: refname), old: id(old), new: id(new)))
+      return 0
+    }
+
+private let pushUpdateReferenceCallback: git_push_update_reference_cb = { refname, status, payload in
+  guard let context = context(payload), let refname else { return 0 }
+  context.pushStatuses[String(cString: refname)] = .some(status.map { String(cString: $0) })
+  return 0
+}
+
+private let transferProgressCallback: git_indexer_progress_cb = { stats, payload in
+  guard let context = context(payload), let stats else { return 0 }
+  let value = stats.pointee
+  context.progress?(
+    TransferProgress(
+      totalObjects: Int(value.total_objects), receivedObjects: Int(value.received_objects),
+      indexedObjects: Int(value.indexed_objects), receivedBytes: Int(value.received_bytes)))
+  return 0
+}
