@@ -36,18 +36,23 @@ public enum SyncPolicy {
     return .resolved(tree: run.tree, report: run.report)
   }
 
-  /// Why the result deletes too much, if it does.
+  /// Why the result deletes too much, if it does. A notebook counts as deleted when every local note in it was
+  /// deleted (not moved away) and nothing is left inside it.
   private static func deletionProblem(
     ours: [String: NoteEntry], groups: [NoteGroup], tree: [String: Data], run: PolicyRun
   ) -> String? {
-    let deleted = groups.filter { $0.ours != nil && !run.keptGroups.contains($0.key) }.count
-    if deleted > maxDeletedNotes {
-      return "the merge would delete \(deleted) notes (more than \(maxDeletedNotes))"
+    let deletedGroups = groups.filter { $0.ours != nil && !run.keptGroups.contains($0.key) }
+    if deletedGroups.count > maxDeletedNotes {
+      return "the merge would delete \(deletedGroups.count) notes (more than \(maxDeletedNotes))"
     }
+    let deletedPaths = Set(deletedGroups.compactMap { $0.ours?.path })
     let notebooks = Set(ours.keys.map(RepoPaths.directory(of:)).filter { !$0.isEmpty })
-    let paths = tree.keys
-    for notebook in notebooks.sorted() where !paths.contains(where: { RepoPaths.isInside($0, directory: notebook) }) {
-      return "the merge would delete the whole notebook '\(notebook)'"
+    for notebook in notebooks.sorted() {
+      let notes = ours.keys.filter { RepoPaths.isInside($0, directory: notebook) }
+      guard notes.allSatisfy(deletedPaths.contains) else { continue }
+      if !tree.keys.contains(where: { RepoPaths.isInside($0, directory: notebook) }) {
+        return "the merge would delete the whole notebook '\(notebook)'"
+      }
     }
     return nil
   }
@@ -413,7 +418,11 @@ struct PolicyRun {
     var random = StableRandom(seed: [Data(path.utf8), Data(device.utf8), loser.version.bytes])
     do {
       text = try FrontMatter.setting("id", to: NoteID.make(using: &random), in: text)
-      if let conflictOf { text = try FrontMatter.setting("conflict_of", to: YAMLScalar.format(conflictOf), in: text) }
+      if let conflictOf {
+        // Written like nb writes `id`: a well-formed id is a safe plain scalar.
+        let value = NoteID.isWellFormed(conflictOf) ? conflictOf : YAMLScalar.format(conflictOf)
+        text = try FrontMatter.setting("conflict_of", to: value, in: text)
+      }
       return Data(text.utf8)
     } catch {
       report.warnings.append("'\(path)': \(error); kept without a new id")
