@@ -58,7 +58,10 @@ final class MergePolicyTests: XCTestCase {
     guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
     XCTAssertEqual(
       result.tree,
-      ["a.md": "---\nid: \(id)\nupdated: 2026-11-21T10:00:00Z\n---\none, edited\n", "b.md": "---\nid: \(other)\n---\n2\n"])
+      [
+        "a.md": "---\nid: \(id)\nupdated: 2026-11-21T10:00:00Z\n---\none, edited\n",
+        "b.md": "---\nid: \(other)\n---\n2\n",
+      ])
     XCTAssertEqual(result.report, SyncReport())
   }
 
@@ -69,7 +72,8 @@ final class MergePolicyTests: XCTestCase {
     guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
     // The tag list is rewritten by nb's tag editor, which quotes `y` (YAML 1.1 reads a plain `y` as a boolean).
     XCTAssertEqual(
-      result.tree, ["n/a.md": "---\nid: \(id)\nupdated: 2026-11-21T10:00:00Z\ntags: [\"y\", z]\n---\nONE\ntwo\nTHREE\n"])
+      result.tree, ["n/a.md": "---\nid: \(id)\nupdated: 2026-11-21T10:00:00Z\ntags: [\"y\", z]\n---\nONE\ntwo\nTHREE\n"]
+    )
     var report = SyncReport()
     report.merged = ["n/a.md"]
     XCTAssertEqual(result.report, report)
@@ -131,7 +135,8 @@ final class MergePolicyTests: XCTestCase {
     let theirs = tree(["inbox/a.md": note(id, "2026-11-21T10:00:00Z", "one, edited\n")])
     for (o, t) in [(ours, theirs), (theirs, ours)] {
       guard let result = resolve(base: base, ours: o, theirs: t) else { return }
-      XCTAssertEqual(result.tree, ["work/renamed.md": "---\nid: \(id)\nupdated: 2026-11-21T10:00:00Z\n---\none, edited\n"])
+      XCTAssertEqual(
+        result.tree, ["work/renamed.md": "---\nid: \(id)\nupdated: 2026-11-21T10:00:00Z\n---\none, edited\n"])
       XCTAssertEqual(result.report, SyncReport())
     }
   }
@@ -193,7 +198,8 @@ final class MergePolicyTests: XCTestCase {
       result.tree[copy + ".md"], "---\nid: \(newID)\nupdated: 2026-11-21T09:00:00Z\nconflict_of: \(id)\n---\nink\n")
     XCTAssertEqual(
       result.report.conflicts,
-      [SyncConflict(path: "d/sketch.md", winner: .ours, loser: .theirs, loserPath: copy + ".md", reason: "ink sidecar")])
+      [SyncConflict(path: "d/sketch.md", winner: .ours, loser: .theirs, loserPath: copy + ".md", reason: "ink sidecar")]
+    )
     // A sidecar renamed with its note on one side and changed on the other follows the note.
     let moved = tree(["e/sketch.md": note(id, "2026-11-20T10:00:00Z", "ink\n"), "e/sketch.ink.jsonl": inkBase])
     guard let followed = resolve(base: base, ours: moved, theirs: theirs) else { return }
@@ -275,7 +281,8 @@ final class MergePolicyTests: XCTestCase {
     let ours = [".nb/config.yaml": version("format: 1\nx: 1\n", at: 300), "img/a.png": version("A")]
     let theirs = [".nb/config.yaml": version("format: 1\nx: 2\n", at: 100), "img/a.png": version("B", at: 50)]
     guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
-    let loser = ".nb/config.conflict-\(SyncPolicy.compactUTC(Date(timeIntervalSince1970: 1_795_000_100)))-my-laptop.yaml"
+    let loser =
+      ".nb/config.conflict-\(SyncPolicy.compactUTC(Date(timeIntervalSince1970: 1_795_000_100)))-my-laptop.yaml"
     XCTAssertEqual(loser, ".nb/config.conflict-20261118T110820Z-my-laptop.yaml")
     XCTAssertEqual(
       result.tree, [".nb/config.yaml": "format: 1\nx: 1\n", loser: "format: 1\nx: 2\n", "img/a.png": "B"])

@@ -99,4 +99,20 @@ final class MergeTextTests: XCTestCase {
       TextMerge.merge(base: base, ours: ours.joined(), theirs: theirs.joined()), .clean(expected.joined()))
     XCTAssertLessThan(Date().timeIntervalSince(start), 5)
   }
+
+  func testBeyondTheEditDistanceLimitTheMergeIsStillCorrect() {
+    // Every other line changed on our side: far more differing lines than the diff searches.
+    let count = 2 * LineDiff.maxEditDistance + 10
+    let lines = (0..<count).map { "line \($0)\n" }
+    var ours = lines
+    for index in stride(from: 0, to: count - 1, by: 2) { ours[index] = "changed \(index)\n" }
+    let theirs = lines + ["appended\n"]
+    XCTAssertEqual(
+      TextMerge.merge(base: lines.joined(), ours: ours.joined(), theirs: theirs.joined()),
+      .clean(ours.joined() + "appended\n"))
+    // A change by theirs inside the region ours rewrote is reported, not guessed.
+    var inside = lines
+    inside[count / 2 + 1] = "theirs\n"
+    XCTAssertEqual(TextMerge.merge(base: lines.joined(), ours: ours.joined(), theirs: inside.joined()), .conflict)
+  }
 }

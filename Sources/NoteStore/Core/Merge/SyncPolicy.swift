@@ -234,8 +234,7 @@ struct PolicyRun {
   }
 
   private mutating func resolveBoth(_ group: NoteGroup, base: NoteEntry?, ours: NoteEntry, theirs: NoteEntry) {
-    if base == nil && group.byPath && !(ours.version.bytes == theirs.version.bytes && ours.sidecar == theirs.sidecar)
-    {
+    if base == nil && group.byPath && !(ours.version.bytes == theirs.version.bytes && ours.sidecar == theirs.sidecar) {
       // Two different notes created at the same path: both stay, the incoming one moves aside when placed.
       add(group, ours, local: true, resurrected: false)
       add(NoteGroup(key: group.key + "#theirs", byPath: true), theirs, local: false, resurrected: false)
@@ -287,7 +286,7 @@ struct PolicyRun {
       Placement(
         groupKey: group.key, preferredPath: path, bytes: bytes ?? winner.version.bytes,
         sidecar: sidecarConflict ? winner.sidecar : sidecar, local: path == ours.path,
-        merged: merged && !sidecarConflict, resurrected: false))
+        merged: merged, resurrected: false))
     if conflictReason != nil || sidecarConflict {
       let reason = conflictReason ?? "ink sidecar"
       copies.append(

@@ -16,7 +16,9 @@ public enum TextMergeResult: Equatable, Sendable {
 ///
 /// Complexity: the two diffs use Myers' O((N + M) · D) algorithm (D = number of differing lines) after the common
 /// prefix and suffix are stripped, with O(D²) memory for the path; the diff3 walk is linear. Typical note edits
-/// have a small D, so merging is close to linear in the note's size.
+/// have a small D, so merging is close to linear in the note's size. Past ``LineDiff/maxEditDistance`` differing
+/// lines the diff gives up on matching the changed middle: the merge stays correct (it can only report more
+/// conflicts), and time and memory stay bounded.
 public enum TextMerge {
   /// Merges `ours` and `theirs`, both derived from `base`.
   public static func merge(base: String, ours: String, theirs: String) -> TextMergeResult {
@@ -88,6 +90,9 @@ public enum TextMerge {
 
 /// Myers' shortest edit script over lines, reduced to the matching of old lines to new lines.
 enum LineDiff {
+  /// The largest edit distance searched for; O(D²) memory makes a larger one cost more than a conflict does.
+  static let maxEditDistance = 4_000
+
   /// For each line of `old`, the index of the line of `new` it is matched to in a longest common subsequence
   /// (nil when it was deleted). Matched indices increase strictly.
   static func matches<Line: Hashable>(_ old: [Line], _ new: [Line]) -> [Int?] {
@@ -124,12 +129,12 @@ enum LineDiff {
     let n = a.count
     let m = b.count
     if n == 0 || m == 0 { return [] }
-    let maxD = n + m
+    let maxD = min(n + m, maxEditDistance)
     let offset = maxD + 1
     var frontier = [Int](repeating: 0, count: 2 * maxD + 3)
     // trace[d] holds frontier[offset - d ... offset + d] before step d.
     var trace: [[Int]] = []
-    var finalD = 0
+    var finalD = -1
     search: for d in 0...maxD {
       trace.append(Array(frontier[(offset - d)...(offset + d)]))
       for k in stride(from: -d, through: d, by: 2) {
@@ -151,6 +156,8 @@ enum LineDiff {
         }
       }
     }
+    // No matching within the limit: an empty common subsequence is still a valid (if coarse) alignment.
+    guard finalD >= 0 else { return [] }
     var pairs: [(Int, Int)] = []
     var x = n
     var y = m
