@@ -242,7 +242,8 @@ final class MergePolicyTests: XCTestCase {
     let theirs = ["a.md": version(note(id, nil, "theirs\n"), at: 100)]
     guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
     XCTAssertEqual(result.tree["a.md"], "---\nid: \(id)\n---\nours\n")
-    // Commit time 1_795_000_100 is 2026-11-18T11:08:20Z (`date -u -d @1795000100`); the loser's edit time names the copy.
+    // Commit time 1_795_000_100 is 2026-11-18T11:08:20Z (`date -u -d @1795000100`); the loser's edit time names
+    // the copy.
     let expectedTime = SyncPolicy.compactUTC(Date(timeIntervalSince1970: 1_795_000_100))
     XCTAssertEqual(expectedTime, "20261118T110820Z")
     XCTAssertEqual(result.report.conflicts.map(\.loserPath), ["a.conflict-20261118T110820Z-my-laptop.md"])
