@@ -6,6 +6,9 @@ import Foundation
 /// A pure function of its inputs: the same trees, device name and `now` give the same tree and report, byte for
 /// byte (new ids of conflict copies are derived from the inputs, not drawn at random). The remote's side
 /// (`theirs`) wins ties and untrusted timestamps, so that every device applying the policy picks the same winner.
+/// The roles matter in three more places, by design: a merged note is `ours` with lines edited (keys only
+/// `theirs` added go at the end of ours' block), in a path clash the local note keeps the path, and conflict copies
+/// are named after `device`, the device running the merge.
 public enum SyncPolicy {
   /// The most notes a merge may delete without `force`.
   public static let maxDeletedNotes = 50
