@@ -1,0 +1,460 @@
+import Foundation
+
+/// The sync conflict policy: how the trees of two devices that diverged from a common ancestor become one tree,
+/// with nothing anyone wrote lost.
+///
+/// A pure function of its inputs: the same trees, device name and `now` give the same tree and report, byte for
+/// byte (new ids of conflict copies are derived from the inputs, not drawn at random). The remote's side
+/// (`theirs`) wins ties and untrusted timestamps, so that every device applying the policy picks the same winner.
+/// The roles matter in three more places, by design: a merged note is `ours` with lines edited (keys only
+/// `theirs` added go at the end of ours' block), in a path clash the local note keeps the path, and conflict copies
+/// are named after `device`, the device running the merge.
+public enum SyncPolicy {
+  /// The most notes a merge may delete without `force`.
+  public static let maxDeletedNotes = 50
+  /// How far in the future (relative to `now`) an edit time may be before it is no longer trusted.
+  public static let futureTolerance: TimeInterval = 24 * 60 * 60
+
+  /// Merges the trees `ours` (the local device) and `theirs` (the remote) against their merge base `base`.
+  ///
+  /// Paths are repository-relative with `/` separators. `device` names the device running the merge and goes
+  /// into conflict-copy names. Without `force`, a result that deletes more than ``maxDeletedNotes`` of the local
+  /// notes, or every file of a notebook that held a local note, is refused as `.needsForce`.
+  public static func resolve(
+    base: [String: FileVersion], ours: [String: FileVersion], theirs: [String: FileVersion], device: String,
+    now: Date, force: Bool = false
+  ) -> SyncResolution {
+    var run = PolicyRun(device: device, now: now)
+    let baseSide = SideTree(base)
+    let ourSide = SideTree(ours)
+    let theirSide = SideTree(theirs)
+    let groups = NoteGroup.match(base: baseSide.notes, ours: ourSide.notes, theirs: theirSide.notes)
+    for group in groups { run.resolve(group) }
+    run.place()
+    run.resolveFiles(base: baseSide.files, ours: ourSide.files, theirs: theirSide.files)
+    run.placeCopies()
+    if !force, let reason = deletionProblem(ours: ourSide.notes, groups: groups, tree: run.tree, run: run) {
+      return .needsForce(reason: reason)
+    }
+    return .resolved(tree: run.tree, report: run.report)
+  }
+
+  /// Why the result deletes too much, if it does. A notebook counts as deleted when every local note in it was
+  /// deleted (not moved away) and nothing is left inside it.
+  private static func deletionProblem(
+    ours: [String: NoteEntry], groups: [NoteGroup], tree: [String: Data], run: PolicyRun
+  ) -> String? {
+    let deletedGroups = groups.filter { $0.ours != nil && !run.keptGroups.contains($0.key) }
+    if deletedGroups.count > maxDeletedNotes {
+      return "the merge would delete \(deletedGroups.count) notes (more than \(maxDeletedNotes))"
+    }
+    let deletedPaths = Set(deletedGroups.compactMap { $0.ours?.path })
+    let notebooks = Set(ours.keys.map(RepoPaths.directory(of:)).filter { !$0.isEmpty })
+    for notebook in notebooks.sorted() {
+      let notes = ours.keys.filter { RepoPaths.isInside($0, directory: notebook) }
+      guard notes.allSatisfy(deletedPaths.contains) else { continue }
+      if !tree.keys.contains(where: { RepoPaths.isInside($0, directory: notebook) }) {
+        return "the merge would delete the whole notebook '\(notebook)'"
+      }
+    }
+    return nil
+  }
+
+  /// The edit time of a version: its `updated`, else its last commit time.
+  static func editTime(_ entry: NoteEntry) -> Date {
+    entry.metadata?.updated?.date ?? entry.version.commitTime
+  }
+
+  /// `yyyyMMddTHHmmssZ` in UTC.
+  static func compactUTC(_ date: Date) -> String {
+    let text = Timestamp(date: date, offsetSeconds: 0).rfc3339
+    let digits = text.prefix(19).filter { $0 != "-" && $0 != ":" }
+    return digits + "Z"
+  }
+}
+
+/// A note file on one side, with its ink sidecar.
+struct NoteEntry {
+  var path: String
+  var version: FileVersion
+  /// The text when the bytes are valid UTF-8 (only then can the note be merged or edited).
+  var text: String?
+  /// Front matter metadata when it can be read.
+  var metadata: NoteMetadata?
+  var sidecar: Data?
+
+  /// Same path, bytes and sidecar.
+  func isSame(as other: NoteEntry) -> Bool {
+    path == other.path && version.bytes == other.version.bytes && sidecar == other.sidecar
+  }
+}
+
+/// One side's tree split into notes (with their sidecars) and other files.
+struct SideTree {
+  var notes: [String: NoteEntry] = [:]
+  var files: [String: FileVersion] = [:]
+
+  init(_ tree: [String: FileVersion]) {
+    var sidecars: Set<String> = []
+    for (path, version) in tree where SideTree.isNote(path) {
+      let text = String(data: version.bytes, encoding: .utf8)
+      let metadata = text.flatMap { try? FrontMatter.read($0) }
+      let sidecarPath = RepoPaths.sidecars(of: path)[0]
+      let sidecar = tree[sidecarPath]?.bytes
+      if sidecar != nil { sidecars.insert(sidecarPath) }
+      notes[path] = NoteEntry(path: path, version: version, text: text, metadata: metadata, sidecar: sidecar)
+    }
+    for (path, version) in tree where !SideTree.isNote(path) && !sidecars.contains(path) {
+      files[path] = version
+    }
+  }
+
+  /// A note nb manages: `.md`, and no hidden component (so `.nb/templates/*.md` are plain files).
+  static func isNote(_ path: String) -> Bool {
+    RepoPaths.isNotePath(path) && !path.split(separator: "/").contains { $0.hasPrefix(".") }
+  }
+}
+
+/// The versions of one note on the three sides.
+struct NoteGroup {
+  /// A stable name for ordering: `id:<id>`, or `path:<path>` for notes matched by path.
+  var key: String
+  var base: NoteEntry?
+  var ours: NoteEntry?
+  var theirs: NoteEntry?
+  /// Matched by path only (no side had an id for it).
+  var byPath: Bool
+
+  /// Matches notes by front matter `id` first, then by path among the notes left (each side's id used once; a
+  /// second note with the same id on one side is matched by path).
+  static func match(
+    base: [String: NoteEntry], ours: [String: NoteEntry], theirs: [String: NoteEntry]
+  ) -> [NoteGroup] {
+    let sides = [base, ours, theirs]
+    var byID: [String: [NoteEntry?]] = [:]
+    var unassigned: [[String: NoteEntry]] = [[:], [:], [:]]
+    for (index, side) in sides.enumerated() {
+      for path in side.keys.sorted() {
+        let entry = side[path]!
+        if let id = entry.metadata?.id, byID[id]?[index] == nil {
+          byID[id, default: [nil, nil, nil]][index] = entry
+        } else {
+          unassigned[index][path] = entry
+        }
+      }
+    }
+    var groups: [NoteGroup] = []
+    for id in byID.keys.sorted() {
+      var members = byID[id]!
+      // A side whose copy of the note has no id (yet) is found at one of the paths the others use.
+      let paths = members.compactMap { $0?.path }
+      for index in 0..<3 where members[index] == nil {
+        if let path = paths.first(where: { unassigned[index][$0] != nil }) {
+          members[index] = unassigned[index].removeValue(forKey: path)
+        }
+      }
+      groups.append(
+        NoteGroup(key: "id:" + id, base: members[0], ours: members[1], theirs: members[2], byPath: false))
+    }
+    let leftPaths = Set(unassigned.flatMap(\.keys)).sorted()
+    for path in leftPaths {
+      groups.append(
+        NoteGroup(
+          key: "path:" + path, base: unassigned[0][path], ours: unassigned[1][path], theirs: unassigned[2][path],
+          byPath: true))
+    }
+    return groups
+  }
+}
+
+/// A note version going into the result, before path clashes are settled.
+struct Placement {
+  var groupKey: String
+  var preferredPath: String
+  var bytes: Data
+  var sidecar: Data?
+  /// The local side already has this note at `preferredPath`; it keeps the path in a clash.
+  var local: Bool
+  var merged: Bool
+  var resurrected: Bool
+  var finalPath: String = ""
+}
+
+/// A losing version to be written as a conflict copy next to the winner.
+struct CopyRequest {
+  var winnerPlacement: Int
+  var loser: NoteEntry
+  var loserSide: SyncSide
+  var winnerID: String?
+  var withSidecar: Bool
+  var reason: String
+}
+
+/// The mutable state of one `resolve` call.
+struct PolicyRun {
+  var device: String
+  var now: Date
+  var placements: [Placement] = []
+  var copies: [CopyRequest] = []
+  var tree: [String: Data] = [:]
+  var report = SyncReport()
+  var keptGroups: Set<String> = []
+
+  init(device: String, now: Date) {
+    self.device = device
+    self.now = now
+  }
+
+  private func trusted(_ date: Date) -> Bool { date <= now.addingTimeInterval(SyncPolicy.futureTolerance) }
+
+  /// Later trusted edit time wins; ties and untrusted times go to the remote.
+  func winner(ours: Date, theirs: Date) -> SyncSide {
+    guard trusted(ours), trusted(theirs) else { return .theirs }
+    return ours > theirs ? .ours : .theirs
+  }
+
+  mutating func resolve(_ group: NoteGroup) {
+    let base = group.base
+    switch (group.ours, group.theirs) {
+    case (nil, nil):
+      return
+    case (let ours?, nil):
+      if let base, base.isSame(as: ours) { return }
+      add(group, ours, local: true, resurrected: base != nil)
+    case (nil, let theirs?):
+      if let base, base.isSame(as: theirs) { return }
+      add(group, theirs, local: false, resurrected: base != nil)
+    case (let ours?, let theirs?):
+      resolveBoth(group, base: base, ours: ours, theirs: theirs)
+    }
+  }
+
+  private mutating func add(_ group: NoteGroup, _ entry: NoteEntry, local: Bool, resurrected: Bool) {
+    placements.append(
+      Placement(
+        groupKey: group.key, preferredPath: entry.path, bytes: entry.version.bytes, sidecar: entry.sidecar,
+        local: local, merged: false, resurrected: resurrected))
+  }
+
+  private mutating func resolveBoth(_ group: NoteGroup, base: NoteEntry?, ours: NoteEntry, theirs: NoteEntry) {
+    if base == nil && group.byPath && !(ours.version.bytes == theirs.version.bytes && ours.sidecar == theirs.sidecar) {
+      // Two different notes created at the same path: both stay, the incoming one moves aside when placed.
+      add(group, ours, local: true, resurrected: false)
+      add(NoteGroup(key: group.key + "#theirs", byPath: true), theirs, local: false, resurrected: false)
+      return
+    }
+    var conflictReason: String?
+    var merged = false
+    var bytes: Data?
+    if ours.version.bytes == theirs.version.bytes || base?.version.bytes == theirs.version.bytes {
+      bytes = ours.version.bytes
+    } else if base?.version.bytes == ours.version.bytes {
+      bytes = theirs.version.bytes
+    } else if let ourText = ours.text, let theirText = theirs.text, base == nil || base?.text != nil {
+      switch NoteMerge.merge(base: base?.text, ours: ourText, theirs: theirText) {
+      case .clean(let text):
+        bytes = Data(text.utf8)
+        merged = true
+      case .conflict(let reason):
+        conflictReason = reason
+      }
+    } else {
+      conflictReason = "the note is not UTF-8 text"
+    }
+
+    var sidecar: Data?
+    var sidecarConflict = false
+    if ours.sidecar == theirs.sidecar || base?.sidecar == theirs.sidecar {
+      sidecar = ours.sidecar
+    } else if base?.sidecar == ours.sidecar {
+      sidecar = theirs.sidecar
+    } else {
+      sidecarConflict = true
+    }
+
+    let winnerSide = winner(ours: SyncPolicy.editTime(ours), theirs: SyncPolicy.editTime(theirs))
+    let winner = winnerSide == .ours ? ours : theirs
+    let loser = winnerSide == .ours ? theirs : ours
+    let path: String
+    if ours.path == theirs.path || base?.path == theirs.path {
+      path = ours.path
+    } else if base?.path == ours.path {
+      path = theirs.path
+    } else {
+      path = winner.path
+    }
+
+    let index = placements.count
+    placements.append(
+      Placement(
+        groupKey: group.key, preferredPath: path, bytes: bytes ?? winner.version.bytes,
+        sidecar: sidecarConflict ? winner.sidecar : sidecar, local: path == ours.path,
+        merged: merged, resurrected: false))
+    if conflictReason != nil || sidecarConflict {
+      let reason = conflictReason ?? "ink sidecar"
+      copies.append(
+        CopyRequest(
+          winnerPlacement: index, loser: loser, loserSide: winnerSide == .ours ? .theirs : .ours,
+          winnerID: winner.metadata?.id ?? loser.metadata?.id, withSidecar: sidecarConflict, reason: reason))
+    }
+  }
+
+  /// Settles path clashes among the notes: local notes keep their paths, incoming ones get `-2`, `-3`, ….
+  mutating func place() {
+    let order = placements.indices.sorted { lhs, rhs in
+      let a = placements[lhs]
+      let b = placements[rhs]
+      if a.local != b.local { return a.local }
+      if a.preferredPath != b.preferredPath { return a.preferredPath < b.preferredPath }
+      return a.groupKey < b.groupKey
+    }
+    for index in order {
+      var placement = placements[index]
+      let directory = RepoPaths.directory(of: placement.preferredPath)
+      let stem = RepoPaths.stem(of: placement.preferredPath)
+      let chosen = Slug.unique(stem) { candidate in
+        let path = RepoPaths.join(directory, candidate + ".md")
+        return tree[path] != nil || (placement.sidecar != nil && tree[RepoPaths.sidecars(of: path)[0]] != nil)
+      }
+      let path = RepoPaths.join(directory, chosen + ".md")
+      if path != placement.preferredPath {
+        report.warnings.append("'\(placement.preferredPath)' was taken: the incoming note is kept as '\(path)'")
+      }
+      placement.finalPath = path
+      tree[path] = placement.bytes
+      if let sidecar = placement.sidecar { tree[RepoPaths.sidecars(of: path)[0]] = sidecar }
+      if placement.merged { report.merged.append(path) }
+      if placement.resurrected { report.resurrected.append(path) }
+      keptGroups.insert(placement.groupKey)
+      placements[index] = placement
+    }
+    report.merged.sort()
+    report.resurrected.sort()
+  }
+
+  /// Other files: three-way by bytes; a modification beats a deletion; two different changes → the later commit
+  /// keeps the path and the other becomes `<name>.conflict-<time>-<device><ext>`.
+  mutating func resolveFiles(
+    base: [String: FileVersion], ours: [String: FileVersion], theirs: [String: FileVersion]
+  ) {
+    let paths = Set(base.keys).union(ours.keys).union(theirs.keys).sorted()
+    var losers: [(path: String, version: FileVersion, side: SyncSide, winner: SyncSide)] = []
+    for path in paths {
+      let b = base[path]?.bytes
+      let o = ours[path]
+      let t = theirs[path]
+      var result: Data?
+      if o?.bytes == t?.bytes || b == t?.bytes {
+        result = o?.bytes
+      } else if b == o?.bytes {
+        result = t?.bytes
+      } else if let o, let t {
+        let side = winner(ours: o.commitTime, theirs: t.commitTime)
+        result = side == .ours ? o.bytes : t.bytes
+        losers.append((path, side == .ours ? t : o, side == .ours ? .theirs : .ours, side))
+      } else {
+        result = (o ?? t)?.bytes
+        report.warnings.append("'\(path)' was deleted on one side and changed on the other: the change is kept")
+      }
+      guard let result else { continue }
+      var target = path
+      if tree[target] != nil {
+        target = uniquePath(forFile: path) { tree[$0] != nil }
+        report.warnings.append("'\(path)' clashed with a note's file: kept as '\(target)'")
+      }
+      tree[target] = result
+    }
+    for loser in losers {
+      let copyPath = uniquePath(forFile: loser.path, conflictTime: loser.version.commitTime) { tree[$0] != nil }
+      tree[copyPath] = loser.version.bytes
+      report.conflicts.append(
+        SyncConflict(
+          path: loser.path, winner: loser.winner, loser: loser.side, loserPath: copyPath, reason: "file contents"))
+    }
+  }
+
+  /// `<name>.conflict-<time>-<device><ext>` (or `<name>-2<ext>` without a time), made unique.
+  private func uniquePath(forFile path: String, conflictTime: Date? = nil, isTaken: (String) -> Bool) -> String {
+    let directory = RepoPaths.directory(of: path)
+    let name = RepoPaths.lastComponent(of: path)
+    let dot = name.dropFirst().lastIndex(of: ".")
+    let stem = dot.map { String(name[..<$0]) } ?? name
+    let ext = dot.map { String(name[$0...]) } ?? ""
+    var base = stem
+    if let conflictTime { base += ".conflict-\(SyncPolicy.compactUTC(conflictTime))-\(Slug.make(device))" }
+    let chosen = Slug.unique(base) { isTaken(RepoPaths.join(directory, $0 + ext)) }
+    return RepoPaths.join(directory, chosen + ext)
+  }
+
+  /// Writes every losing note version next to its winner with a new id and `conflict_of`.
+  mutating func placeCopies() {
+    for request in copies {
+      let winnerPath = placements[request.winnerPlacement].finalPath
+      let loser = request.loser
+      let directory = RepoPaths.directory(of: winnerPath)
+      let base =
+        RepoPaths.stem(of: winnerPath) + ".conflict-" + SyncPolicy.compactUTC(SyncPolicy.editTime(loser)) + "-"
+        + Slug.make(device)
+      let chosen = Slug.unique(base) { candidate in
+        let path = RepoPaths.join(directory, candidate + ".md")
+        return tree[path] != nil || tree[RepoPaths.sidecars(of: path)[0]] != nil
+      }
+      let path = RepoPaths.join(directory, chosen + ".md")
+      tree[path] = copyBytes(loser, path: path, conflictOf: request.winnerID)
+      if request.withSidecar, let sidecar = loser.sidecar { tree[RepoPaths.sidecars(of: path)[0]] = sidecar }
+      report.conflicts.append(
+        SyncConflict(
+          path: winnerPath, winner: request.loserSide == .ours ? .theirs : .ours, loser: request.loserSide,
+          loserPath: path, reason: request.reason))
+    }
+    report.conflicts.sort { ($0.path, $0.loserPath) < ($1.path, $1.loserPath) }
+  }
+
+  /// The loser's bytes with a new `id` and `conflict_of`, edited in place; unchanged (with a warning) when its
+  /// front matter cannot be edited, since keeping the version matters more than marking it.
+  private mutating func copyBytes(_ loser: NoteEntry, path: String, conflictOf: String?) -> Data {
+    guard var text = loser.text else {
+      report.warnings.append("'\(path)' is not UTF-8 text: kept without a new id")
+      return loser.version.bytes
+    }
+    var random = StableRandom(seed: [Data(path.utf8), Data(device.utf8), loser.version.bytes])
+    do {
+      text = try FrontMatter.setting("id", to: NoteID.make(using: &random), in: text)
+      if let conflictOf {
+        // Written like nb writes `id`: a well-formed id is a safe plain scalar.
+        let value = NoteID.isWellFormed(conflictOf) ? conflictOf : YAMLScalar.format(conflictOf)
+        text = try FrontMatter.setting("conflict_of", to: value, in: text)
+      }
+      return Data(text.utf8)
+    } catch {
+      report.warnings.append("'\(path)': \(error); kept without a new id")
+      return loser.version.bytes
+    }
+  }
+}
+
+/// SplitMix64 seeded by an FNV-1a hash of its inputs: ids of conflict copies must be the same on every run.
+struct StableRandom: RandomNumberGenerator {
+  private var state: UInt64
+
+  init(seed parts: [Data]) {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for part in parts {
+      for byte in part {
+        hash ^= UInt64(byte)
+        hash &*= 0x0000_0100_0000_01b3
+      }
+      hash ^= 0xff
+      hash &*= 0x0000_0100_0000_01b3
+    }
+    state = hash
+  }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9e37_79b9_7f4a_7c15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+    return z ^ (z >> 31)
+  }
+}
