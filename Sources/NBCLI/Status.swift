@@ -23,6 +23,10 @@ struct Status: ParsableCommand {
     var clean: Bool
     var changes: [Change]
     var warnings: [String]
+    var upstream: String?
+    var ahead: Int?
+    var behind: Int?
+    var lastSync: String?
 
     func encode(to encoder: Encoder) throws {
       var c = encoder.container(keyedBy: CodingKeys.self)
@@ -33,14 +37,23 @@ struct Status: ParsableCommand {
       try c.encode(clean, forKey: .clean)
       try c.encode(changes, forKey: .changes)
       try c.encode(warnings, forKey: .warnings)
+      try c.encode(upstream, forKey: .upstream)
+      try c.encode(ahead, forKey: .ahead)
+      try c.encode(behind, forKey: .behind)
+      try c.encode(lastSync, forKey: .lastSync)
     }
 
-    enum CodingKeys: String, CodingKey { case root, branch, operation, head, clean, changes, warnings }
+    enum CodingKeys: String, CodingKey {
+      case root, branch, operation, head, clean, changes, warnings, upstream, ahead, behind
+      case lastSync = "last_sync"
+    }
   }
 
   func run() throws {
     let notes = try repository.open()
     let status = try notes.status()
+    let tracking = try notes.aheadBehind()
+    let lastSync = notes.lastSync.map { Timestamp(date: $0, timeZone: .current) }
     if output.json {
       return try printJSON(
         StatusJSON(
@@ -48,10 +61,18 @@ struct Status: ParsableCommand {
           head: status.head.map(CommitJSON.init),
           clean: status.changes.isEmpty,
           changes: status.changes.map { .init(path: $0.path, kind: $0.kind.rawValue, staged: $0.staged) },
-          warnings: status.warnings))
+          warnings: status.warnings, upstream: tracking?.upstream, ahead: tracking?.ahead, behind: tracking?.behind,
+          lastSync: lastSync?.rfc3339))
     }
     print("Repository \(Style.blue(notes.root.path))")
     print("On branch \(status.branch.map(Style.bold) ?? Style.yellow("(detached HEAD)"))")
+    if let tracking {
+      let state =
+        tracking.ahead == 0 && tracking.behind == 0
+        ? "up to date" : "\(tracking.ahead) ahead, \(tracking.behind) behind (as of the last fetch)"
+      print("Tracking \(tracking.upstream): \(state)")
+    }
+    if let lastSync { print("Last sync \(lastSync.short)") }
     if let head = status.head {
       print("Last commit \(Style.dim(String(head.id.prefix(8)))) \(head.subject)  \(Style.dim(head.date.short))")
     } else {

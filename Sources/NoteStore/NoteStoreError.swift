@@ -40,6 +40,12 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
   case io(path: String, detail: String)
   /// A template could not be found or rendered.
   case template(String)
+  /// No remote of that name is configured.
+  case noRemote(String)
+  /// The remote cannot be reached: nothing changed; local commits wait for the next sync.
+  case offline(remote: String, detail: String)
+  /// A sync stopped before changing anything it could not finish (the message says why and what to do).
+  case syncFailed(String)
 
   /// The one-line message a person sees.
   public var description: String {
@@ -82,6 +88,12 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
     case .io(let path, let detail):
       return "\(path): \(detail)"
     case .template(let message):
+      return message
+    case .noRemote(let name):
+      return "no remote named '\(name)': add one with 'nb remote add \(name) URL'"
+    case .offline(let remote, let detail):
+      return "cannot reach \(remote) (\(detail)); nothing changed, your commits wait for the next 'nb sync'"
+    case .syncFailed(let message):
       return message
     }
   }

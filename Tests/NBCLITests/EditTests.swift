@@ -40,10 +40,11 @@ final class EditTests: NBCLITestCase {
     let output = try nbSucceeds("edit", "roadmap", "--append", "Second thought").stdout
     XCTAssertEqual(output, "inbox/roadmap.md\n")
     let updated = try assertEditCommitted(since: before, id: id, previous: previous)
-    // The body already ends in a newline, so the text goes straight after it; only `updated` changes above it.
+    // The body already ends in a newline, so the text goes straight after it as a whole line; only `updated`
+    // changes above it.
     let expected =
       original.replacingOccurrences(of: "updated: \(previous)\n", with: "updated: \(updated)\n")
-      + "Second thought"
+      + "Second thought\n"
     XCTAssertEqual(try text("inbox/roadmap.md"), expected)
   }
 
@@ -118,7 +119,7 @@ final class EditTests: NBCLITestCase {
     let updated = try string(try noteJSON("inbox/windows.md"), "updated")
     try assertRFC3339(updated)
     let expected =
-      original.replacingOccurrences(of: "2020-01-01T00:00:00Z", with: updated) + "appended"
+      original.replacingOccurrences(of: "2020-01-01T00:00:00Z", with: updated) + "appended\r\n"
     XCTAssertEqual(try text("inbox/windows.md"), expected)
   }
 }

@@ -174,8 +174,11 @@ extension NoteRepository {
           text = String(decoding: Array(text.utf8.prefix(head)), as: UTF8.self) + body
         }
         if let append = change.append {
-          if !text.isEmpty && text.last?.isNewline != true { text += Self.lineEnding(of: text) }
+          // Appending adds whole lines, in the file's own line ending.
+          let ending = Self.lineEnding(of: text)
+          if !text.isEmpty && text.last?.isNewline != true { text += ending }
           text += append
+          if append.last?.isNewline != true { text += ending }
         }
       }
       guard text != original else { return note }

@@ -35,6 +35,7 @@ public final class NoteRepository {
   let scanner: NoteScanner
   let realRoot: String
   private var openedGit: Repository?
+  private var heldLock: RepositoryLock?
 
   /// The git repository, opened on first use: commands that only read notes (list, show, search) never need
   /// libgit2, whose initialisation alone (it parses the system's CA bundle) costs more than such a command.
@@ -212,9 +213,22 @@ public final class NoteRepository {
   /// file the transaction touched is put back as it was.
   @discardableResult
   func mutate<T>(_ body: (inout Transaction) throws -> T) throws -> T {
-    let lock = try RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path)
-    defer { withExtendedLifetime(lock) {} }
-    try checkCommittable()
+    try withLock {
+      try checkCommittable()
+      return try transaction(body)
+    }
+  }
+
+  /// Runs `body` holding the repository lock. Re-entrant: an operation that holds it (sync) can call others that
+  /// take it (save) — a second flock from the same process would wait for itself.
+  func withLock<T>(_ body: () throws -> T) throws -> T {
+    if heldLock != nil { return try body() }
+    heldLock = try RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path)
+    defer { heldLock = nil }
+    return try body()
+  }
+
+  private func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
     var tx = Transaction(repository: self)
     do {
       let result = try body(&tx)

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+
+struct Sync: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "sync",
+    abstract: "Save pending edits, fetch, merge (conflicts by timestamp, nothing lost), push.",
+    discussion:
+      "Exits with status 3 when the remote cannot be reached: nothing changed, commits wait for the next sync.")
+
+  @Option(help: "The remote.") var remote = "origin"
+  @Flag(help: "Say what would happen; change nothing.") var dryRun = false
+  @Flag(help: "Allow a merge that deletes more than 50 notes or a whole notebook.") var force = false
+  @Flag(help: "Join a remote whose history is unrelated to this one.") var allowUnrelated = false
+  @Option(help: "This device's name in conflict-copy file names (default: the host name).") var device: String?
+
+  @OptionGroup var repository: RepositoryOptions
+  @OptionGroup var output: JSONOption
+
+  struct SummaryJSON: Encodable {
+    struct Conflict: Encodable {
+      var path: String
+      var winner: String
+      var loser: String
+      var kept_at: String
+      var reason: String
+    }
+    var outcome: String
+    var remote: String
+    var dry_run: Bool
+    var received: Int
+    var sent: Int
+    var saved: [String]
+    var merged: [String]
+    var conflicts: [Conflict]
+    var resurrected: [String]
+    var warnings: [String]
+    var backup_ref: String?
+  }
+
+  func run() throws {
+    let notes = try repository.open()
+    var options = SyncOptions(remote: remote, dryRun: dryRun, force: force, allowUnrelated: allowUnrelated)
+    if let device { options.device = device }
+    let summary: SyncSummary
+    do {
+      summary = try notes.sync(options)
+    } catch NoteStoreError.offline(let remote, let detail) {
+      throw CommandError.offline(NoteStoreError.offline(remote: remote, detail: detail).description)
+    }
+    if output.json {
+      return try printJSON(
+        SummaryJSON(
+          outcome: summary.outcome.rawValue, remote: "\(remote)/\(summary.remoteBranch)", dry_run: summary.dryRun,
+          received: summary.received, sent: summary.sent, saved: summary.saved, merged: summary.merged,
+          conflicts: summary.conflicts.map {
+            .init(
+              path: $0.path, winner: $0.winner.rawValue, loser: $0.loser.rawValue, kept_at: $0.loserPath,
+              reason: $0.reason)
+          }, resurrected: summary.resurrected, warnings: summary.warnings, backup_ref: summary.backupRef))
+    }
+    let prefix = summary.dryRun ? "Would sync" : "Synced"
+    let what: String
+    switch summary.outcome {
+    case .upToDate: what = "already up to date"
+    case .published: what = "published \(CommandCount.commits(summary.sent)) (a new branch on the remote)"
+    case .pushed: what = "sent \(CommandCount.commits(summary.sent))"
+    case .fastForwarded: what = "received \(CommandCount.commits(summary.received))"
+    case .merged:
+      what = "received \(CommandCount.commits(summary.received)), sent \(CommandCount.commits(summary.sent)), merged"
+    }
+    print("\(prefix) with \(remote)/\(summary.remoteBranch): \(what)")
+    if !summary.saved.isEmpty { print("  saved first: \(summary.saved.joined(separator: ", "))") }
+    for path in summary.merged { print("  merged    \(path)") }
+    for path in summary.resurrected { print("  kept      \(path) (edited here, deleted there, or the other way)") }
+    for conflict in summary.conflicts {
+      print(
+        Style.yellow("  conflict  ")
+          + "\(conflict.path): the \(conflict.winner.rawValue == "ours" ? "local" : "remote") "
+          + "version kept the path; the other is in \(conflict.loserPath)")
+    }
+    if !summary.conflicts.isEmpty { print("Review them with 'nb conflicts'.") }
+    for warning in summary.warnings { print(Style.yellow("warning: ") + warning) }
+  }
+}
+
+extension CommandCount {
+  static func commits(_ n: Int) -> String { n == 1 ? "1 commit" : "\(n) commits" }
+}
