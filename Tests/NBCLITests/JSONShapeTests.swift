@@ -38,7 +38,14 @@ final class JSONShapeTests: NBCLITestCase {
   func testStatusShape() throws {
     try makeRepository()
     var status = try jsonObject("status", "--json")
-    XCTAssertEqual(Set(status.keys), ["root", "branch", "operation", "head", "clean", "changes", "warnings"])
+    XCTAssertEqual(
+      Set(status.keys),
+      [
+        "root", "branch", "operation", "head", "clean", "changes", "warnings", "upstream", "ahead", "behind",
+        "last_sync",
+      ])
+    // Without a remote there is nothing to be ahead of, and no sync yet.
+    for key in ["upstream", "ahead", "behind", "last_sync"] { XCTAssertTrue(status[key] is NSNull, key) }
     XCTAssertEqual(status["root"] as? String, root.path)
     XCTAssertEqual(status["branch"] as? String, "main")
     XCTAssertTrue(status["operation"] is NSNull)
