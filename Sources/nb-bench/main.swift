@@ -17,6 +17,8 @@ struct Options {
   var keep = false
   /// xwmx/nb, the bash tool (not part of this repository): pass its script's path to measure it alongside.
   var xwmx: String?
+  /// Measure `nb sync` against `git pull --no-rebase && git push` instead of saves.
+  var sync = false
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -30,10 +32,11 @@ struct Options {
       case "--work": workDirectory = iterator.next() ?? workDirectory
       case "--keep": keep = true
       case "--xwmx": xwmx = iterator.next()
+      case "--sync": sync = true
       default:
         FileHandle.standardError.write(
           Data(
-            "usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]\n"
+            "usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH] [--sync]\n"
               .utf8))
         exit(2)
       }
@@ -308,8 +311,12 @@ guard FileManager.default.isExecutableFile(atPath: options.nbBinary) else {
   exit(2)
 }
 print(
-  "# nb benchmark: \(options.samples) samples per row, medians (p50) and p95; machine: \(ProcessInfo.processInfo.activeProcessorCount) cores"
-)
-for size in options.sizes {
-  try benchmark(size: size, options: options)
+  "# nb benchmark: \(options.samples) samples per row, medians (p50) and p95; machine: "
+    + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
+if options.sync {
+  try syncBenchmark(options: options)
+} else {
+  for size in options.sizes {
+    try benchmark(size: size, options: options)
+  }
 }
