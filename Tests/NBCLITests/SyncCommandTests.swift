@@ -249,6 +249,69 @@ final class SyncCommandTests: TwoDeviceTestCase {
     try assertConverged(tips: tips, exempt: [notes[0].id, notes[1].id])
   }
 
+  /// Offline with an unsaved edit: the edit is committed locally first (pipeline step 2, as `nb save` would), the
+  /// sync stops with exit status 3 at the fetch, and nothing else changes (no ref, no file); the commit goes out on
+  /// the next sync.
+  func testUnreachableRemoteKeepsThePendingEditAsALocalCommit() throws {
+    let note = try share([Seed(title: "Queued", content: Self.threeLines)])[0]
+    try a.ok("remote", "set-url", "origin", "git://127.0.0.1:\(try LocalPort.free())/r.git")
+    try a.replaceLine(note.path, "line three", with: "line three, written offline")
+    let refsBefore = try a.git.run("for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes", "refs/nb")
+    let headBefore = try a.head()
+    let edited = try a.read(note.path)
+
+    let offline = try a.nb(["sync", "--device", a.name])
+    XCTAssertEqual(offline.status, 3, offline.stderr)
+    XCTAssertEqual(try a.git.statusPorcelain(), "", "the edit is committed locally")
+    XCTAssertEqual(try a.git.revParse("HEAD~1"), headBefore, "exactly one commit: the save")
+    XCTAssertEqual(Self.split(try a.read(note.path)).body, Self.split(edited).body)
+    XCTAssertEqual(
+      try a.git.run("for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes", "refs/nb"), refsBefore)
+
+    try a.ok("remote", "set-url", "origin", remoteURL())
+    let tip = try a.head()
+    XCTAssertEqual(try a.sync().outcome, "pushed")
+    try b.sync()
+    try assertConverged(tips: [tip])
+  }
+
+  /// Step 1 of the pipeline: a detached HEAD or a merge left unfinished by the git CLI is refused with a message
+  /// that says what to do, and nothing changes; once the user has sorted it out, sync works.
+  func testRefusesDetachedHeadAndUnfinishedMerge() throws {
+    let note = try share([Seed(title: "Contested", content: Self.threeLines)])[0]
+    try a.git.run("checkout", "-q", "--detach")
+    var before = try a.fullSnapshot()
+    let detached = try a.nb(["sync", "--device", a.name])
+    XCTAssertNotEqual(detached.status, 0)
+    XCTAssert(detached.stderr.contains("detached") && detached.stderr.contains("git switch"), detached.stderr)
+    XCTAssertEqual(try a.fullSnapshot(), before, "a refused sync changed the repository")
+    try a.git.run("checkout", "-q", "main")
+
+    // A conflicting merge made with the git CLI and left unfinished: MERGE_HEAD and conflicts in the index.
+    try a.git.run("checkout", "-q", "-b", "side")
+    try a.replaceLine(note.path, "line two", with: "line two, side")
+    try a.git.run("commit", "-q", "-am", "side")
+    try a.git.run("checkout", "-q", "main")
+    try a.replaceLine(note.path, "line two", with: "line two, main")
+    try a.git.run("commit", "-q", "-am", "main")
+    XCTAssertFalse(try a.git.result(["merge", "-q", "side"]).succeeded, "the git CLI merge should stop on a conflict")
+    before = try a.fullSnapshot()
+    let midMerge = try a.nb(["sync", "--device", a.name])
+    XCTAssertNotEqual(midMerge.status, 0)
+    XCTAssertNotEqual(midMerge.status, 3)
+    XCTAssert(midMerge.stderr.contains("merge"), midMerge.stderr)
+    XCTAssertEqual(try a.fullSnapshot(), before, "a refused sync changed the repository")
+    XCTAssertEqual(try bareGit.revParse("refs/heads/main"), baseCommit, "a refused sync moved the remote")
+
+    try a.git.run("merge", "--abort")
+    // The side branch was the git CLI's, never synced: out of scope for "every version nb committed".
+    try a.git.run("branch", "-q", "-D", "side")
+    let tip = try a.head()
+    XCTAssertEqual(try a.sync().outcome, "pushed")
+    try b.sync()
+    try assertConverged(tips: [tip])
+  }
+
   func commitCount(_ device: Device) throws -> Int {
     Int(try device.git.run("rev-list", "--count", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
   }
