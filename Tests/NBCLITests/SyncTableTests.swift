@@ -80,13 +80,15 @@ class SyncTableScenarios: TwoDeviceTestCase {
 
   /// Both changed the same lines → the later `updated` keeps the path, the other version is a conflict copy
   /// `<stem>.conflict-<UTC of the loser's updated>-<merging device>.md` with a new id and `conflict_of`; a tie goes
-  /// to the remote. `nb conflicts` lists the copies on both devices.
+  /// to the remote, and so does an `updated` more than a day in the future. `nb conflicts` lists the copies on both
+  /// devices.
   func scenarioBothChangedSameLines() throws {
     let notes = try share([
       Seed(title: "Laptop Later", content: Self.fiveLines), Seed(title: "Desktop Later", content: Self.fiveLines),
-      Seed(title: "Tied", content: Self.fiveLines),
+      Seed(title: "Tied", content: Self.fiveLines), Seed(title: "Too Far Ahead", content: Self.fiveLines),
     ])
-    let times: [(laptop: Double, desktop: Double)] = [(2, 1), (1, 2), (3, 3)]
+    // The last note: the laptop's `updated` is more than a day ahead, so it is not trusted and the remote wins.
+    let times: [(laptop: Double, desktop: Double)] = [(2, 1), (1, 2), (3, 3), (30, 1)]
     let now = Self.hoursFromNow(0)
     for (note, time) in zip(notes, times) {
       try a.replaceLine(note.path, "line two", with: "line two, laptop")
@@ -105,8 +107,8 @@ class SyncTableScenarios: TwoDeviceTestCase {
     let summaries = try syncAll([b, a, b])
     let merge = summaries[1]
     XCTAssertEqual(merge.outcome, "merged")
-    XCTAssertEqual(merge.conflicts.count, 3, "\(merge.conflicts)")
-    let expectedWinners = ["ours", "theirs", "theirs"]
+    XCTAssertEqual(merge.conflicts.count, 4, "\(merge.conflicts)")
+    let expectedWinners = ["ours", "theirs", "theirs", "theirs"]
     for (index, note) in notes.enumerated() {
       let winnerTip = expectedWinners[index] == "ours" ? tips[0] : tips[1]
       let loserTip = expectedWinners[index] == "ours" ? tips[1] : tips[0]
@@ -400,6 +402,22 @@ final class SyncTableFileTests: SyncTableScenarios {
 /// The conflict table over `git daemon` (`git://127.0.0.1`).
 final class SyncTableDaemonTests: SyncTableScenarios {
   override var transport: SyncTransport { .daemon }
+
+  func testChangedOnOneSideOnly() throws { try scenarioChangedOnOneSideOnly() }
+  func testBothChangedDifferentParts() throws { try scenarioBothChangedDifferentParts() }
+  func testBothChangedSameLines() throws { try scenarioBothChangedSameLines() }
+  func testEditedOnOneSideDeletedOnTheOther() throws { try scenarioEditedOnOneSideDeletedOnTheOther() }
+  func testRenamedOnOneSideEditedOnTheOther() throws { try scenarioRenamedOnOneSideEditedOnTheOther() }
+  func testRenamedToDifferentPlacesOnBoth() throws { try scenarioRenamedToDifferentPlacesOnBoth() }
+  func testBothAddedAtTheSamePath() throws { try scenarioBothAddedAtTheSamePath() }
+  func testInkSidecars() throws { try scenarioInkSidecars() }
+  func testMassDeletionNeedsForce() throws { try scenarioMassDeletionNeedsForce() }
+  func testServerRejectsPush() throws { try scenarioServerRejectsPush() }
+}
+
+/// The conflict table over smart HTTP (`http://127.0.0.1`), where libgit2 sends push bodies chunked.
+final class SyncTableHTTPTests: SyncTableScenarios {
+  override var transport: SyncTransport { .http }
 
   func testChangedOnOneSideOnly() throws { try scenarioChangedOnOneSideOnly() }
   func testBothChangedDifferentParts() throws { try scenarioBothChangedDifferentParts() }

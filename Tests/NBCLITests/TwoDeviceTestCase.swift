@@ -10,6 +10,8 @@ enum SyncTransport: String {
   case file
   /// `git daemon` on 127.0.0.1 (`git://`), push enabled.
   case daemon
+  /// Smart HTTP (`git http-backend` behind NBTestSupport's small python3 server) on 127.0.0.1.
+  case http
 }
 
 /// `nb sync --json`, decoded. Field names follow the command's documented JSON.
@@ -191,6 +193,7 @@ class TwoDeviceTestCase: XCTestCase {
   /// The git CLI on the bare remote.
   var bareGit: GitCLI!
   var daemon: GitDaemon?
+  var httpServer: GitHTTPServer?
   /// Device A ("laptop") and device B ("desktop").
   var a: Device!
   var b: Device!
@@ -206,14 +209,22 @@ class TwoDeviceTestCase: XCTestCase {
     b = try makeDevice("desktop", directory: "b")
     try GitCLI(workTree: remotes, home: a.runner.home).run("init", "-q", "--bare", "--initial-branch=main", "r.git")
     bareGit = try GitCLI(workTree: bare, home: a.runner.home)
-    if transport == .daemon {
+    switch transport {
+    case .daemon:
       daemon = try GitDaemon(basePath: remotes, environment: bareGit.environment)
+    case .http:
+      try XCTSkipUnless(GitHTTPServer.isAvailable, "python3 is needed for the HTTP test server")
+      httpServer = try GitHTTPServer(basePath: remotes, environment: bareGit.environment)
+    case .path, .file:
+      break
     }
   }
 
   override func tearDownWithError() throws {
     daemon?.stop()
     daemon = nil
+    httpServer?.stop()
+    httpServer = nil
     temp = nil
     try super.tearDownWithError()
   }
@@ -232,6 +243,7 @@ class TwoDeviceTestCase: XCTestCase {
     case .path: return location.path
     case .file: return "file://" + location.path
     case .daemon: return daemon!.url(name)
+    case .http: return httpServer!.url(name)
     }
   }
 
