@@ -312,6 +312,18 @@ final class SyncCommandTests: TwoDeviceTestCase {
     try assertConverged(tips: [tip])
   }
 
+  /// `nb clone` of an unreachable remote exits 3 and of an empty remote is refused; neither leaves a directory.
+  func testCloneRefusalsLeaveNothingBehind() throws {
+    let offline = try b.nb(["clone", "git://127.0.0.1:\(try LocalPort.free())/r.git", b.root.path])
+    XCTAssertEqual(offline.status, 3, offline.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: b.root.path), "an offline clone left a directory")
+    let empty = try b.nb(["clone", remoteURL(), b.root.path])
+    XCTAssertNotEqual(empty.status, 0)
+    XCTAssert(empty.stderr.contains("empty") && empty.stderr.contains("nb sync"), empty.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: b.root.path), "a refused clone left a directory")
+  }
+
+  /// `git rev-list --count HEAD` on a device.
   func commitCount(_ device: Device) throws -> Int {
     Int(try device.git.run("rev-list", "--count", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
   }

@@ -6,6 +6,7 @@ import XCTest
 /// The scenarios are written once here and run over each transport by the subclasses below. Each one syncs B, A, B
 /// (so A merges: A is "ours", B's pushed commits are "theirs") and then checks convergence with the git CLI.
 class SyncTableScenarios: TwoDeviceTestCase {
+  /// The body every scenario note starts with.
   static let fiveLines = "line one\nline two\nline three\nline four\nline five\n"
 
   /// The committed text of a file at a commit, read with the git CLI (the oracle for "that side's version").
@@ -253,7 +254,9 @@ class SyncTableScenarios: TwoDeviceTestCase {
     try assertConverged(tips: tips)
   }
 
+  /// The ink file header from FORMAT.md.
   static let inkHeader = #"{"nbink":1,"unit":"pt","q":{"xy":100,"t":1000,"wh":100,"o":1000,"f":1000,"ang":1000}}"#
+  /// A stroke record (FORMAT.md's example, trimmed) with the given id.
   static func stroke(_ id: String) -> String {
     #"{"k":"s","id":""# + id + #"","ord":"a1","ink":"pen","rgba":"1a1a1aff","t0":"2026-11-22T09:07:01.250Z","#
       + #""tf":[1,0,0,1,0,0],"x":[10234,52,49],"y":[30011,-3,-4]}"#
