@@ -350,12 +350,6 @@ extension NoteRepository {
         "\(label) has a history unrelated to this repository's; if this device should join it, run "
           + "'nb sync --allow-unrelated' (both trees are merged, nothing is deleted)")
     }
-    let utc = Timestamp(date: clock(), offsetSeconds: 0).rfc3339.prefix(19).filter { $0.isNumber }
-    let stamp = "\(utc.prefix(8))T\(utc.dropFirst(8))Z"
-    let backup = "refs/nb/backup/\(stamp)-\(local.short)"
-    try git.setReference(backup, to: local, message: "nb: backup before merging \(label)", expected: .some(nil))
-    summary.backupRef = backup
-
     let baseEntries = try base.map { try git.treeEntries(ofCommit: $0) } ?? [:]
     let ourEntries = try git.treeEntries(ofCommit: local)
     let theirEntries = try git.treeEntries(ofCommit: remoteTip)
@@ -391,6 +385,16 @@ extension NoteRepository {
       }
       throw NoteStoreError.syncFailed("the merge could not be resolved")
     }
+
+    // The backup is written only once the merge is certain to go ahead, so a refused merge (`--force` needed)
+    // leaves nothing behind; a retry within the same second (same name, same commit) reuses it.
+    let utc = Timestamp(date: clock(), offsetSeconds: 0).rfc3339.prefix(19).filter { $0.isNumber }
+    let stamp = "\(utc.prefix(8))T\(utc.dropFirst(8))Z"
+    let backup = "refs/nb/backup/\(stamp)-\(local.short)"
+    if try git.reference(named: backup) != local {
+      try git.setReference(backup, to: local, message: "nb: backup before merging \(label)", expected: .some(nil))
+    }
+    summary.backupRef = backup
 
     var entries: [String: TreeEntry] = [:]
     for (path, bytes) in tree {
