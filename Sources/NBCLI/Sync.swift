@@ -67,6 +67,8 @@ struct Sync: ParsableCommand {
     case .published: what = "published \(CommandCount.commits(summary.sent)) (a new branch on the remote)"
     case .pushed: what = "sent \(CommandCount.commits(summary.sent))"
     case .fastForwarded: what = "received \(CommandCount.commits(summary.received))"
+    case .merged where summary.dryRun:
+      what = "fetch the remote's new commits and merge them with this device's"
     case .merged:
       what = "received \(CommandCount.commits(summary.received)), sent \(CommandCount.commits(summary.sent)), merged"
     }

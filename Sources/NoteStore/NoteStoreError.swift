@@ -92,7 +92,8 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
     case .noRemote(let name):
       return "no remote named '\(name)': add one with 'nb remote add \(name) URL'"
     case .offline(let remote, let detail):
-      return "cannot reach \(remote) (\(detail)); nothing changed, your commits wait for the next 'nb sync'"
+      return
+        "cannot reach \(remote) (\(detail)); nothing was sent or received, your commits wait for the next 'nb sync'"
     case .syncFailed(let message):
       return message
     }
