@@ -24,23 +24,215 @@ extension Repository {
   ///   commit; if the final ref update fails, the paths' index entries are put back as they were.
   @discardableResult
   public func commit(paths: [String], message: String, author: Signature? = nil) throws -> ObjectID? {
-    let index = try index()
-    // git_index_write would also fail on the lock, but only after the commit's objects exist; checking first
+    let paths = try normalized(paths)
+    // libgit2 keeps a repository's index at <git dir>/index (per worktree), whatever GIT_INDEX_FILE says.
+    let indexPath = gitDirectory.appendingPathComponent("index").path
+    // Writing the index would also fail on the lock, but only after the commit's objects exist; checking first
     // keeps the failure clean and cheap. A lock taken between here and the write still fails the write.
-    let indexPath =
-      git_index_path(index).map { String(cString: $0) } ?? gitDirectory.appendingPathComponent("index").path
     let lockPath = indexPath + ".lock"
     if pathExists(lockPath) {
       throw GitError(
         function: "git_index_write", code: GitError.lockedCode,
         message: "\(lockPath) exists: another git process is running, or one crashed and left it behind")
     }
+    if case .committed(let id) = try commitPatchingIndex(
+      paths: paths, message: message, author: author, indexPath: indexPath)
+    {
+      return id
+    }
+    let index = try index()
     do {
-      return try commitUnchecked(paths: try normalized(paths), message: message, author: author, index: index)
+      return try commitUnchecked(paths: paths, message: message, author: author, index: index)
     } catch {
       discardIndexChanges()
       throw error
     }
+  }
+
+  private enum PatchOutcome {
+    case notHandled
+    case committed(ObjectID?)
+  }
+
+  /// `commit(paths:)` editing `.git/index` bytes directly (see `IndexFile`) instead of loading all of it into
+  /// libgit2: the same steps and ordering as `commitUnchecked`, or `.notHandled` before anything is written when
+  /// the index or the repository's settings need libgit2's general code.
+  private func commitPatchingIndex(paths: [String], message: String, author: Signature?, indexPath: String) throws
+    -> PatchOutcome
+  {
+    // With core.filemode / core.symlinks false libgit2 derives modes from the old entry; leave that to it.
+    guard configFlag("core.filemode") && configFlag("core.symlinks"), !paths.contains(where: { $0.utf8.contains(0) })
+    else { return .notHandled }
+    guard case .success(let loaded) = IndexFileStore.load(indexPath) else { return .notHandled }
+
+    let headID = try headCommitID()
+    var headCommit: OpaquePointer?
+    var headTree: OpaquePointer?
+    defer {
+      git_tree_free(headTree)
+      git_commit_free(headCommit)
+    }
+    if let headID {
+      var oid = headID.oid
+      try check("git_commit_lookup(HEAD)", git_commit_lookup(&headCommit, pointer, &oid))
+      try check("git_commit_tree(HEAD)", git_commit_tree(&headTree, headCommit))
+    }
+
+    var operations: [IndexPatchOperation] = []
+    for path in paths {
+      let (kind, info) = try workTreeStat(of: path)
+      switch kind {
+      case .file:
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG || type == S_IFLNK else { return .notHandled }
+        // Stat first, then hash (as libgit2 and git do): a write in between leaves a stat mismatch, so git
+        // re-hashes instead of trusting a stale entry. from_workdir applies .gitattributes filters exactly like
+        // git_index_add_bypath (both go through git_blob__create_from_paths with filters on).
+        var oid = git_oid()
+        try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, pointer, path))
+        var record = Self.statRecord(info)
+        record.mode = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
+        record.id = Self.bytes(of: oid)
+        record.path = Array(path.utf8)
+        operations.append(.upsert(record))
+      case .missing:
+        operations.append(.remove(path: Array(path.utf8), descendants: true))
+      case .directory:
+        throw GitError(
+          function: "git_index_add_bypath(\(path))", code: GIT_EINVALIDSPEC.rawValue,
+          message: "\(path) is a directory in the work tree; pass file paths")
+      }
+    }
+
+    let racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
+    let patched: IndexPatchResult
+    do {
+      patched = try IndexFile.patch(
+        loaded.snapshot, operations, racyCutoff: racyCutoff, isRacilyModified: { self.isRacilyModified($0) })
+    } catch is IndexNotHandled {
+      return .notHandled
+    }
+
+    var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
+    var indexChanged = patched.removedDescendants
+    for operation in operations {
+      let path = String(decoding: operation.path, as: UTF8.self)
+      let before = patched.previous[operation.path]
+      switch operation {
+      case .upsert(let record):
+        if before.map({ $0.id != record.id || $0.mode != record.mode }) ?? true { indexChanged = true }
+        updates.append((GIT_TREE_UPDATE_UPSERT, Self.oid(record.id), git_filemode_t(record.mode), path))
+      case .remove:
+        if before != nil { indexChanged = true }
+        // Removing what HEAD's tree does not have is an error in git_tree_create_updated, so only existing ones.
+        if let headTree, try treeEntryExists(headTree, path) {
+          updates.append((GIT_TREE_UPDATE_REMOVE, git_oid(), GIT_FILEMODE_BLOB, path))
+        }
+      }
+    }
+
+    let newTreeID = try createUpdatedTree(base: headTree, updates: updates)
+    let unchanged: Bool
+    if let headTree {
+      unchanged = ObjectID(git_tree_id(headTree)) == newTreeID.id
+    } else {
+      unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
+    }
+    if unchanged {
+      if indexChanged { try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints) }
+      return .committed(nil)
+    }
+
+    let authorSignature = author ?? defaultSignature()
+    let committerSignature = author == nil ? authorSignature : defaultSignature()
+    let commitID = try createCommit(
+      tree: newTreeID, parent: headCommit, author: authorSignature, committer: committerSignature,
+      message: message)
+
+    try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints)
+    do {
+      try moveHead(to: commitID, from: headID, reflogMessage: reflogMessage(message, initial: headID == nil))
+    } catch {
+      // As in commitUnchecked: the commit did not happen, so put the touched entries back as they were.
+      restore(operations, previous: patched.previous, after: patched, indexPath: indexPath, racyCutoff: racyCutoff)
+      throw error
+    }
+    return .committed(commitID)
+  }
+
+  /// Best effort, like `restore(_:in:)`: the branch update already failed, and that is the error worth reporting.
+  private func restore(
+    _ operations: [IndexPatchOperation], previous: [[UInt8]: IndexEntryRecord], after patched: IndexPatchResult,
+    indexPath: String, racyCutoff: UInt32
+  ) {
+    var undo: [IndexPatchOperation] = []
+    for operation in operations {
+      if var entry = previous[operation.path] {
+        // Zeroed stat data makes git compare contents next time instead of trusting a stale timestamp.
+        entry = IndexEntryRecord(mode: entry.mode, id: entry.id, path: entry.path)
+        undo.append(.upsert(entry))
+      } else if case .upsert = operation {
+        undo.append(.remove(path: operation.path, descendants: false))
+      }
+    }
+    let snapshot = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
+    guard
+      let restored = try? IndexFile.patch(
+        snapshot, undo, racyCutoff: racyCutoff, isRacilyModified: { self.isRacilyModified($0) })
+    else { return }
+    try? IndexFileStore.write(indexPath, restored.bytes, checkpoints: restored.checkpoints)
+  }
+
+  /// The stat fields of an index entry, truncated to 32 bits as git records them.
+  private static func statRecord(_ info: stat) -> IndexEntryRecord {
+    var record = IndexEntryRecord()
+    record.ctimeSeconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_sec)
+    record.ctimeNanoseconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_nsec)
+    record.mtimeSeconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_sec)
+    record.mtimeNanoseconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_nsec)
+    record.dev = UInt32(truncatingIfNeeded: info.st_dev)
+    record.ino = UInt32(truncatingIfNeeded: info.st_ino)
+    record.uid = UInt32(truncatingIfNeeded: info.st_uid)
+    record.gid = UInt32(truncatingIfNeeded: info.st_gid)
+    record.size = UInt32(truncatingIfNeeded: info.st_size)
+    return record
+  }
+
+  /// For an entry recorded in the same second the old index was written: could its file have changed since
+  /// without git noticing by stat? Only mtime seconds and size are compared, the fields git checks under every
+  /// `core.checkStat`; when they still match, the contents decide.
+  private func isRacilyModified(_ entry: IndexEntryRecord) -> Bool {
+    let path = String(decoding: entry.path, as: UTF8.self)
+    var info = stat()
+    guard lstat(workTree.path + "/" + path, &info) == 0 else { return false }
+    let current = Self.statRecord(info)
+    guard current.mtimeSeconds == entry.mtimeSeconds, current.size == entry.size else { return false }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG:
+      var oid = git_oid()
+      guard git_repository_hashfile(&oid, pointer, path, GIT_OBJECT_BLOB, nil) == 0 else { return true }
+      return Self.bytes(of: oid) != entry.id
+    case S_IFDIR:
+      return false  // a submodule: git compares its HEAD, not stat data
+    default:
+      return true
+    }
+  }
+
+  private static func bytes(of oid: git_oid) -> [UInt8] {
+    withUnsafeBytes(of: oid.id) { Array($0) }
+  }
+
+  private static func oid(_ bytes: [UInt8]) -> git_oid {
+    var oid = git_oid()
+    withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes.prefix(20)) }
+    return oid
+  }
+
+  /// A boolean config value, true when unset (the default of the keys asked here).
+  private func configFlag(_ key: String) -> Bool {
+    guard let value = config(key)?.lowercased() else { return true }
+    return !["false", "no", "off", "0"].contains(value)
   }
 
   private func commitUnchecked(paths: [String], message: String, author: Signature?, index: OpaquePointer) throws
@@ -162,16 +354,20 @@ extension Repository {
 
   private enum WorkTreeKind { case file, directory, missing }
 
-  /// lstat, not stat: a symlink (even a dangling one) is committed as a link, never followed.
   private func workTreeKind(of path: String) throws -> WorkTreeKind {
+    try workTreeStat(of: path).kind
+  }
+
+  /// lstat, not stat: a symlink (even a dangling one) is committed as a link, never followed.
+  private func workTreeStat(of path: String) throws -> (kind: WorkTreeKind, info: stat) {
     var info = stat()
     let full = workTree.path + "/" + path
     if lstat(full, &info) != 0 {
-      if errno == ENOENT || errno == ENOTDIR { return .missing }
+      if errno == ENOENT || errno == ENOTDIR { return (.missing, info) }
       throw GitError(
         function: "lstat(\(path))", code: GIT_ERROR.rawValue, message: String(cString: strerror(errno)))
     }
-    return (info.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
+    return ((info.st_mode & S_IFMT) == S_IFDIR ? .directory : .file, info)
   }
 
   private struct IndexEntry: Equatable {
