@@ -406,6 +406,12 @@ extension Repository {
       out = git_tree_id(base).pointee
       return (ObjectID(out), out)
     }
+    // Removing `a` and `a/b` in one call makes libgit2 rebuild `a` for the second removal and keep the rest of
+    // it: a removal below another removal is already covered by it.
+    let removed = updates.filter { $0.action == GIT_TREE_UPDATE_REMOVE }.map { $0.path + "/" }
+    let updates = updates.filter { update in
+      update.action != GIT_TREE_UPDATE_REMOVE || !removed.contains { update.path.hasPrefix($0) }
+    }
     let cPaths = updates.map { strdup($0.path) }
     defer { cPaths.forEach { free($0) } }
     var cUpdates = zip(updates, cPaths).map { update, cPath in
