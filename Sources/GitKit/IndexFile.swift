@@ -288,6 +288,45 @@ enum IndexFile {
       bytes: writer.out, checkpoints: checkpoints, previous: previous, removedDescendants: removedDescendants)
   }
 
+  /// True when some entry has a conflict stage (1-3), found by walking the entries without decoding paths; so
+  /// that a caller can ask before a save without loading the whole index into libgit2.
+  static func hasConflicts(_ snapshot: Snapshot) throws -> Bool {
+    let input = snapshot.bytes
+    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
+      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
+    }
+    let version = readUInt32(input, 4)
+    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
+    let entryCount = Int(readUInt32(input, 8))
+    let bodyEnd = input.count - 20
+    return try input.withUnsafeBufferPointer { buffer in
+      let base = buffer.baseAddress!
+      var offset = 12
+      for _ in 0..<entryCount {
+        guard offset + 62 <= bodyEnd else { throw IndexNotHandled(reason: "truncated entry at \(offset)") }
+        let flags = readUInt16(base, offset + 60)
+        if flags & 0x3000 != 0 { return true }
+        let headerSize = flags & 0x4000 != 0 ? 64 : 62
+        if version < 4 {
+          var length = Int(flags & 0xFFF)
+          if length == 0xFFF {
+            guard let nul = findNul(base, from: offset + headerSize, end: bodyEnd) else {
+              throw IndexNotHandled(reason: "unterminated path at \(offset)")
+            }
+            length = nul - offset - headerSize
+          }
+          offset += (headerSize + length + 8) & ~7
+        } else {
+          var cursor = offset + headerSize
+          guard readVarint(base, &cursor, end: bodyEnd) != nil, let nul = findNul(base, from: cursor, end: bodyEnd)
+          else { throw IndexNotHandled(reason: "malformed version 4 entry at \(offset)") }
+          offset = nul + 1
+        }
+      }
+      return false
+    }
+  }
+
   private enum EntryDecision { case keep, keepSmudged, drop }
 
   /// Accumulates the output: runs of untouched input entries are copied in one go.

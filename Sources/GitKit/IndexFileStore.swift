@@ -97,6 +97,13 @@ enum IndexFileStore {
     return .success(loaded)
   }
 
+  /// Whether the index at `path` has conflict entries; nil when the file is missing, corrupt or unusual, and
+  /// libgit2 should be asked instead. Reads through the cache, so the save that usually follows reuses the bytes.
+  static func hasConflicts(_ path: String) -> Bool? {
+    guard case .success(let loaded) = load(path) else { return nil }
+    return try? IndexFile.hasConflicts(loaded.snapshot)
+  }
+
   /// Writes `bytes` with git's lock protocol: `index.lock` created exclusively (an existing one fails with
   /// `GitError.isLocked` and is left alone), written, then renamed over the index. The written version is cached.
   static func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1]) throws {

@@ -250,8 +250,10 @@ final class IndexFileTests: GitKitTestCase {
     try write("a.md", "base\n")
     try git.run("add", "a.md")
     try git.run("commit", "-q", "-m", "base")
+    XCTAssertEqual(try IndexFile.hasConflicts(try XCTUnwrap(IndexFile.verify(try indexBytes()))), false)
     let bytes = try conflicted(try indexBytes(), path: "a.md")
     let snapshot = try XCTUnwrap(IndexFile.verify(bytes))
+    XCTAssertEqual(try IndexFile.hasConflicts(snapshot), true)
     XCTAssertThrowsError(
       try IndexFile.patch(snapshot, [.remove(path: Array("a.md".utf8), descendants: true)], racyCutoff: nil)
     ) { XCTAssertTrue($0 is IndexNotHandled, "\($0)") }
@@ -260,12 +262,37 @@ final class IndexFileTests: GitKitTestCase {
 
     let repo = try Repository.open(at: workTree)
     XCTAssertTrue(try repo.hasConflicts())
+    XCTAssertEqual(IndexFileStore.hasConflicts(workTree.appendingPathComponent(".git/index").path), true)
     let writes = IndexFileStore.writes
     try write("a.md", "resolved\n")
     try repo.commit(paths: ["a.md"], message: "resolve")
     XCTAssertEqual(IndexFileStore.writes, writes, "libgit2 resolved it, not the patcher")
     XCTAssertEqual(try git.statusPorcelain(), "")
     XCTAssertFalse(try repo.hasConflicts())
+  }
+
+  func testConflictScanAgreesWithGitInEveryIndexVersion() throws {
+    try git.run("init", "-q")
+    for name in ["a.md", "b/c.md", "d.md"] { try write(name, "base\n") }
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "base")
+    try git.run("checkout", "-q", "-b", "other")
+    try write("b/c.md", "other\n")
+    try git.run("commit", "-q", "-am", "other")
+    try git.run("checkout", "-q", "main")
+    try write("b/c.md", "main\n")
+    try git.run("commit", "-q", "-am", "main")
+    XCTAssertFalse(try git.result(["merge", "-q", "other"]).succeeded)
+    for version in ["2", "3", "4"] {
+      try git.run("update-index", "--index-version", version)
+      XCTAssertFalse(try git.run("ls-files", "-u").isEmpty)
+      XCTAssertEqual(try IndexFile.hasConflicts(try XCTUnwrap(IndexFile.verify(try indexBytes()))), true, version)
+    }
+    try git.run("merge", "--abort")
+    for version in ["2", "4"] {
+      try git.run("update-index", "--index-version", version)
+      XCTAssertEqual(try IndexFile.hasConflicts(try XCTUnwrap(IndexFile.verify(try indexBytes()))), false, version)
+    }
   }
 
   /// A one-entry version 2 index with that entry turned into conflict stages 2 and 3, checksum recomputed.
