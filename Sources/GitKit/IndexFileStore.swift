@@ -140,7 +140,8 @@ enum IndexFileStore {
     // cache must describe our inode, which then no longer matches the path and is ignored.
     var info = stat()
     if fstat(fd, &info) == 0 {
-      remember(path, Loaded(snapshot: IndexFile.Snapshot(bytes: bytes, checkpoints: checkpoints), identity: .init(info)))
+      remember(
+        path, Loaded(snapshot: IndexFile.Snapshot(bytes: bytes, checkpoints: checkpoints), identity: .init(info)))
     } else {
       forget()
     }

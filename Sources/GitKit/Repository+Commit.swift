@@ -61,8 +61,16 @@ extension Repository {
     -> PatchOutcome
   {
     // With core.filemode / core.symlinks false libgit2 derives modes from the old entry; leave that to it.
-    guard configFlag("core.filemode") && configFlag("core.symlinks"), !paths.contains(where: { $0.utf8.contains(0) })
-    else { return .notHandled }
+    // libgit2 refuses `.git`-like components anywhere in a path (also spelled `.GIT.`, `git~1`); leave judging
+    // those to it. Trimming dots and spaces on both ends makes this a superset (a plain `git` goes there too).
+    let suspicious = paths.contains { path in
+      path.utf8.contains(0)
+        || path.split(separator: "/").contains { component in
+          let name = component.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " ."))
+          return name == "git" || name == "git~1"
+        }
+    }
+    guard configFlag("core.filemode") && configFlag("core.symlinks"), !suspicious else { return .notHandled }
     guard case .success(let loaded) = IndexFileStore.load(indexPath) else { return .notHandled }
 
     let headID = try headCommitID()

@@ -310,6 +310,17 @@ final class IndexFileTests: GitKitTestCase {
     return bytes
   }
 
+  func testGitDirectoryComponentsAreLeftToLibgit2ToRefuse() throws {
+    let repo = try makeRepository()
+    let writes = IndexFileStore.writes
+    for path in ["sub/.git/config", "sub/.GIT/x", "sub/git~1/x"] {
+      try write(path, "x\n")
+      XCTAssertThrowsError(try repo.commit(paths: [path], message: "bad"), path)
+    }
+    XCTAssertEqual(IndexFileStore.writes, writes)
+    XCTAssertTrue(try git.run("ls-files").isEmpty)
+  }
+
   func testRacilyCleanEntryIsSmudgedWhenItChangedUnseen() throws {
     let repo = try makeRepository()
     try repo.setConfig("core.trustctime", "false")
