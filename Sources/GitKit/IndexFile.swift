@@ -327,6 +327,66 @@ enum IndexFile {
     }
   }
 
+  /// The stage-0 entries whose last path component is `name` (e.g. every `.gitattributes`), with their ids and
+  /// modes; stat fields are left zero.
+  static func entries(named name: String, in snapshot: Snapshot) throws -> [IndexEntryRecord] {
+    let input = snapshot.bytes
+    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
+      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
+    }
+    let version = readUInt32(input, 4)
+    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
+    let entryCount = Int(readUInt32(input, 8))
+    let bodyEnd = input.count - 20
+    let suffix = Array(name.utf8)
+    var found: [IndexEntryRecord] = []
+    var path: [UInt8] = []
+    path.reserveCapacity(512)
+    try input.withUnsafeBufferPointer { buffer in
+      let base = buffer.baseAddress!
+      var offset = 12
+      for _ in 0..<entryCount {
+        guard offset + 62 <= bodyEnd else { throw IndexNotHandled(reason: "truncated entry at \(offset)") }
+        let flags = readUInt16(base, offset + 60)
+        let headerSize = flags & 0x4000 != 0 ? 64 : 62
+        let start: Int
+        let end: Int
+        let next: Int
+        if version < 4 {
+          start = offset + headerSize
+          guard let nul = findNul(base, from: start, end: bodyEnd) else {
+            throw IndexNotHandled(reason: "unterminated path at \(offset)")
+          }
+          end = nul
+          next = offset + ((headerSize + (nul - start) + 8) & ~7)
+        } else {
+          var cursor = offset + headerSize
+          guard let strip = readVarint(base, &cursor, end: bodyEnd), strip <= path.count,
+            let nul = findNul(base, from: cursor, end: bodyEnd)
+          else { throw IndexNotHandled(reason: "malformed version 4 entry at \(offset)") }
+          path.removeLast(strip)
+          path.append(contentsOf: UnsafeBufferPointer(start: base + cursor, count: nul - cursor))
+          start = -1
+          end = nul
+          next = nul + 1
+        }
+        let matches = try withPath(base, start, start < 0 ? path.count : end - start, path) { current -> Bool in
+          guard flags & 0x3000 == 0, current.count >= suffix.count,
+            current.count == suffix.count || current[current.count - suffix.count - 1] == 0x2F
+          else { return false }
+          return current[(current.count - suffix.count)...].elementsEqual(suffix)
+        }
+        if matches {
+          let full = start < 0 ? path : Array(UnsafeBufferPointer(start: base + start, count: end - start))
+          let entry = full.withUnsafeBufferPointer { record(base, offset, $0) }
+          found.append(IndexEntryRecord(mode: entry.mode, id: entry.id, path: entry.path))
+        }
+        offset = next
+      }
+    }
+    return found
+  }
+
   private enum EntryDecision { case keep, keepSmudged, drop }
 
   /// Accumulates the output: runs of untouched input entries are copied in one go.

@@ -86,40 +86,18 @@ extension Repository {
       try check("git_commit_tree(HEAD)", git_commit_tree(&headTree, headCommit))
     }
 
+    // Hashing files (and racily clean entries) applies .gitattributes filters; see withAttributesOnlyIndex.
     var operations: [IndexPatchOperation] = []
-    for path in paths {
-      let (kind, info) = try workTreeStat(of: path)
-      switch kind {
-      case .file:
-        let type = info.st_mode & S_IFMT
-        guard type == S_IFREG || type == S_IFLNK else { return .notHandled }
-        // Stat first, then hash (as libgit2 and git do): a write in between leaves a stat mismatch, so git
-        // re-hashes instead of trusting a stale entry. from_workdir applies .gitattributes filters exactly like
-        // git_index_add_bypath (both go through git_blob__create_from_paths with filters on).
-        var oid = git_oid()
-        try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, pointer, path))
-        var record = Self.statRecord(info)
-        record.mode = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
-        record.id = Self.bytes(of: oid)
-        record.path = Array(path.utf8)
-        operations.append(.upsert(record))
-      case .missing:
-        operations.append(.remove(path: Array(path.utf8), descendants: true))
-      case .directory:
-        throw GitError(
-          function: "git_index_add_bypath(\(path))", code: GIT_EINVALIDSPEC.rawValue,
-          message: "\(path) is a directory in the work tree; pass file paths")
-      }
-    }
-
     let racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
-    let patched: IndexPatchResult
-    do {
-      patched = try IndexFile.patch(
-        loaded.snapshot, operations, racyCutoff: racyCutoff, isRacilyModified: { self.isRacilyModified($0) })
-    } catch is IndexNotHandled {
-      return .notHandled
+    var patched: IndexPatchResult?
+    try withAttributesOnlyIndex(loaded.snapshot) { hashing in
+      try hashPaths(paths, into: &operations, hashing: hashing)
+      guard operations.count == paths.count else { return }
+      patched = try? IndexFile.patch(
+        loaded.snapshot, operations, racyCutoff: racyCutoff,
+        isRacilyModified: { self.isRacilyModified($0, hashing: hashing) })
     }
+    guard let patched else { return .notHandled }
 
     var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
     var indexChanged = patched.removedDescendants
@@ -168,6 +146,84 @@ extension Repository {
     return .committed(commitID)
   }
 
+  /// Stats and hashes each path into an upsert or a removal; stops early (leaving `operations` short) on a file
+  /// type the patcher does not write (a fifo, a socket...).
+  private func hashPaths(_ paths: [String], into operations: inout [IndexPatchOperation], hashing: OpaquePointer)
+    throws
+  {
+    for path in paths {
+      let (kind, info) = try workTreeStat(of: path)
+      switch kind {
+      case .file:
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG || type == S_IFLNK else { return }
+        // Stat first, then hash (as libgit2 and git do): a write in between leaves a stat mismatch, so git
+        // re-hashes instead of trusting a stale entry. from_workdir applies .gitattributes filters exactly like
+        // git_index_add_bypath (both go through git_blob__create_from_paths with filters on).
+        var oid = git_oid()
+        try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, hashing, path))
+        var record = Self.statRecord(info)
+        record.mode = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
+        record.id = Self.bytes(of: oid)
+        record.path = Array(path.utf8)
+        operations.append(.upsert(record))
+      case .missing:
+        operations.append(.remove(path: Array(path.utf8), descendants: true))
+      case .directory:
+        throw GitError(
+          function: "git_index_add_bypath(\(path))", code: GIT_EINVALIDSPEC.rawValue,
+          message: "\(path) is a directory in the work tree; pass file paths")
+      }
+    }
+  }
+
+  /// Runs `body` with a second handle on this repository whose index is an in-memory one holding only the
+  /// `.gitattributes` entries of `snapshot`; `body` hashes through that handle.
+  ///
+  /// Hashing a work-tree file applies its filters, and libgit2 looks for `.gitattributes` in the index too, for
+  /// which it loads the whole index (~60 ms at 100k entries): exactly the cost the patcher exists to avoid. The
+  /// attribute files libgit2 can see are the same, so the filters are the same. A separate handle, because
+  /// replacing this one's index would orphan the index object `Repository` keeps. `git_repository_set_index` is
+  /// in `git2/sys/repository.h`, which the module map does not include, hence the lookup by name; without it, or
+  /// on any failure here, `body` gets this repository and libgit2 loads the index as before.
+  private func withAttributesOnlyIndex(
+    _ snapshot: IndexFile.Snapshot, _ body: (_ hashing: OpaquePointer) throws -> Void
+  ) throws {
+    guard let setIndex = Self.setRepositoryIndex,
+      let attributes = try? IndexFile.entries(named: ".gitattributes", in: snapshot)
+    else { return try body(pointer) }
+    var handle: OpaquePointer?
+    let opened = workTree.path.withCString {
+      git_repository_open_ext(&handle, $0, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
+    }
+    guard opened == 0, let handle else { return try body(pointer) }
+    defer { git_repository_free(handle) }
+    var tiny: OpaquePointer?
+    guard git_index_new(&tiny) == 0, let tiny else { return try body(pointer) }
+    defer { git_index_free(tiny) }
+    for entry in attributes {
+      let added = String(decoding: entry.path, as: UTF8.self).withCString { cPath -> Int32 in
+        var cEntry = git_index_entry()
+        cEntry.path = cPath
+        cEntry.mode = entry.mode
+        cEntry.id = Self.oid(entry.id)
+        return git_index_add(tiny, &cEntry)
+      }
+      if added < 0 { return try body(pointer) }
+    }
+    guard setIndex(handle, tiny) == 0 else { return try body(pointer) }
+    try body(handle)
+  }
+
+  private typealias SetIndexFunction = @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
+
+  private static let setRepositoryIndex: SetIndexFunction? = {
+    guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "git_repository_set_index") else {
+      return nil
+    }
+    return unsafeBitCast(symbol, to: SetIndexFunction.self)
+  }()
+
   /// Best effort, like `restore(_:in:)`: the branch update already failed, and that is the error worth reporting.
   private func restore(
     _ operations: [IndexPatchOperation], previous: [[UInt8]: IndexEntryRecord], after patched: IndexPatchResult,
@@ -186,7 +242,7 @@ extension Repository {
     let snapshot = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
     guard
       let restored = try? IndexFile.patch(
-        snapshot, undo, racyCutoff: racyCutoff, isRacilyModified: { self.isRacilyModified($0) })
+        snapshot, undo, racyCutoff: racyCutoff, isRacilyModified: { self.isRacilyModified($0, hashing: self.pointer) })
     else { return }
     try? IndexFileStore.write(indexPath, restored.bytes, checkpoints: restored.checkpoints)
   }
@@ -209,7 +265,7 @@ extension Repository {
   /// For an entry recorded in the same second the old index was written: could its file have changed since
   /// without git noticing by stat? Only mtime seconds and size are compared, the fields git checks under every
   /// `core.checkStat`; when they still match, the contents decide.
-  private func isRacilyModified(_ entry: IndexEntryRecord) -> Bool {
+  private func isRacilyModified(_ entry: IndexEntryRecord, hashing: OpaquePointer) -> Bool {
     let path = String(decoding: entry.path, as: UTF8.self)
     var info = stat()
     guard lstat(workTree.path + "/" + path, &info) == 0 else { return false }
@@ -218,7 +274,7 @@ extension Repository {
     switch info.st_mode & S_IFMT {
     case S_IFREG:
       var oid = git_oid()
-      guard git_repository_hashfile(&oid, pointer, path, GIT_OBJECT_BLOB, nil) == 0 else { return true }
+      guard git_repository_hashfile(&oid, hashing, path, GIT_OBJECT_BLOB, nil) == 0 else { return true }
       return Self.bytes(of: oid) != entry.id
     case S_IFDIR:
       return false  // a submodule: git compares its HEAD, not stat data

@@ -321,6 +321,33 @@ final class IndexFileTests: GitKitTestCase {
     XCTAssertTrue(try git.run("ls-files").isEmpty)
   }
 
+  func testAttributesFromTheWorkTreeAndFromTheIndexApplyAsInGit() throws {
+    let repo = try makeRepository()
+    try write(".gitattributes", "*.txt text eol=lf\n")
+    try write("sub/.gitattributes", "*.crlf text eol=crlf\n")
+    try repo.commit(paths: [".gitattributes", "sub/.gitattributes"], message: "attributes")
+    // The nested file is deleted from the work tree but still in the index: git (and libgit2) then read the
+    // index's copy, which the patcher must make visible while hashing.
+    try remove("sub/.gitattributes")
+    try write("a.txt", "one\r\ntwo\r\n")
+    try write("sub/b.txt", "three\r\n")
+    try write("sub/c.crlf", "four\r\n")
+    let writes = IndexFileStore.writes
+    try repo.commit(paths: ["a.txt", "sub/b.txt", "sub/c.crlf"], message: "text")
+    XCTAssertEqual(IndexFileStore.writes, writes + 1)
+    // `text` stores LF whatever the eol: only the index's sub/.gitattributes says so for c.crlf.
+    XCTAssertEqual(try git.show("HEAD", path: "a.txt"), "one\ntwo\n")
+    XCTAssertEqual(try git.show("HEAD", path: "sub/b.txt"), "three\n")
+    XCTAssertEqual(try git.show("HEAD", path: "sub/c.crlf"), "four\n")
+    // And `git add` of the same files (attributes from work tree, then index) stores the same entries.
+    let files = ["a.txt", "sub/b.txt", "sub/c.crlf"]
+    let ours = try git.run(arguments: ["ls-files", "-s"] + files)
+    try git.run(arguments: ["rm", "--cached", "-q"] + files)
+    try git.run(arguments: ["add"] + files)
+    XCTAssertEqual(try git.run(arguments: ["ls-files", "-s"] + files), ours)
+    XCTAssertEqual(try git.statusPorcelain(), " D sub/.gitattributes\n")
+  }
+
   func testRacilyCleanEntryIsSmudgedWhenItChangedUnseen() throws {
     let repo = try makeRepository()
     try repo.setConfig("core.trustctime", "false")
