@@ -38,6 +38,17 @@ enum IndexFileStore {
   struct Loaded {
     var snapshot: IndexFile.Snapshot
     var identity: Identity
+    /// Facts derived from the bytes, kept so that each save does not walk 100k entries again for them; nil
+    /// until computed.
+    var derived = Derived()
+  }
+
+  /// What `hasConflicts` and the attribute lookup found in one version of the file.
+  struct Derived {
+    /// Whether some entry has a conflict stage.
+    var hasConflicts: Bool?
+    /// The `.gitattributes` entries (see `IndexFile.entries(named:in:)`).
+    var attributeFiles: [IndexEntryRecord]?
   }
 
   /// One entry is enough: a process works on one repository at a time, and each entry holds a whole index.
@@ -101,12 +112,32 @@ enum IndexFileStore {
   /// libgit2 should be asked instead. Reads through the cache, so the save that usually follows reuses the bytes.
   static func hasConflicts(_ path: String) -> Bool? {
     guard case .success(let loaded) = load(path) else { return nil }
-    return try? IndexFile.hasConflicts(loaded.snapshot)
+    if let known = loaded.derived.hasConflicts { return known }
+    guard let answer = try? IndexFile.hasConflicts(loaded.snapshot) else { return nil }
+    record(path, loaded.identity) { $0.hasConflicts = answer }
+    return answer
+  }
+
+  /// The `.gitattributes` entries of `loaded` (read from the index file at `path`), computed once per version.
+  static func attributeFiles(_ path: String, _ loaded: Loaded) throws -> [IndexEntryRecord] {
+    if let known = loaded.derived.attributeFiles { return known }
+    let found = try IndexFile.entries(named: ".gitattributes", in: loaded.snapshot)
+    record(path, loaded.identity) { $0.attributeFiles = found }
+    return found
+  }
+
+  /// Updates the cached facts if the cache still holds that version of the file.
+  private static func record(_ path: String, _ identity: Identity, _ update: (inout Derived) -> Void) {
+    cacheLock.lock()
+    defer { cacheLock.unlock() }
+    guard var cached = cache, cached.path == path, cached.loaded.identity == identity else { return }
+    update(&cached.loaded.derived)
+    cache = cached
   }
 
   /// Writes `bytes` with git's lock protocol: `index.lock` created exclusively (an existing one fails with
   /// `GitError.isLocked` and is left alone), written, then renamed over the index. The written version is cached.
-  static func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1]) throws {
+  static func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived()) throws {
     let lockPath = path + ".lock"
     let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     if fd < 0 {

@@ -90,7 +90,8 @@ extension Repository {
     var operations: [IndexPatchOperation] = []
     let racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
     var patched: IndexPatchResult?
-    try withAttributesOnlyIndex(loaded.snapshot) { hashing in
+    let attributeFiles = try? IndexFileStore.attributeFiles(indexPath, loaded)
+    try withAttributesOnlyIndex(attributeFiles) { hashing in
       try hashPaths(paths, into: &operations, hashing: hashing)
       guard operations.count == paths.count else { return }
       patched = try? IndexFile.patch(
@@ -124,8 +125,19 @@ extension Repository {
     } else {
       unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
     }
+    // The patch writes stage-0 entries only and declines touched conflicted paths, so "no conflicts" carries
+    // over; the attribute files carry over unless one of them (or a directory) was touched.
+    var derived = IndexFileStore.Derived()
+    if loaded.derived.hasConflicts == false { derived.hasConflicts = false }
+    if !patched.removedDescendants,
+      !operations.contains(where: { String(decoding: $0.path, as: UTF8.self).hasSuffix(".gitattributes") })
+    {
+      derived.attributeFiles = attributeFiles
+    }
     if unchanged {
-      if indexChanged { try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints) }
+      if indexChanged {
+        try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints, derived: derived)
+      }
       return .committed(nil)
     }
 
@@ -135,7 +147,7 @@ extension Repository {
       tree: newTreeID, parent: headCommit, author: authorSignature, committer: committerSignature,
       message: message)
 
-    try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints)
+    try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints, derived: derived)
     do {
       try moveHead(to: commitID, from: headID, reflogMessage: reflogMessage(message, initial: headID == nil))
     } catch {
@@ -178,7 +190,7 @@ extension Repository {
   }
 
   /// Runs `body` with a second handle on this repository whose index is an in-memory one holding only the
-  /// `.gitattributes` entries of `snapshot`; `body` hashes through that handle.
+  /// index's `.gitattributes` entries, `attributes`; `body` hashes through that handle.
   ///
   /// Hashing a work-tree file applies its filters, and libgit2 looks for `.gitattributes` in the index too, for
   /// which it loads the whole index (~60 ms at 100k entries): exactly the cost the patcher exists to avoid. The
@@ -187,11 +199,9 @@ extension Repository {
   /// in `git2/sys/repository.h`, which the module map does not include, hence the lookup by name; without it, or
   /// on any failure here, `body` gets this repository and libgit2 loads the index as before.
   private func withAttributesOnlyIndex(
-    _ snapshot: IndexFile.Snapshot, _ body: (_ hashing: OpaquePointer) throws -> Void
+    _ attributes: [IndexEntryRecord]?, _ body: (_ hashing: OpaquePointer) throws -> Void
   ) throws {
-    guard let setIndex = Self.setRepositoryIndex,
-      let attributes = try? IndexFile.entries(named: ".gitattributes", in: snapshot)
-    else { return try body(pointer) }
+    guard let setIndex = Self.setRepositoryIndex, let attributes else { return try body(pointer) }
     var handle: OpaquePointer?
     let opened = workTree.path.withCString {
       git_repository_open_ext(&handle, $0, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)

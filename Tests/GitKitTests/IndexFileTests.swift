@@ -348,6 +348,26 @@ final class IndexFileTests: GitKitTestCase {
     XCTAssertEqual(try git.statusPorcelain(), " D sub/.gitattributes\n")
   }
 
+  func testCachedAttributeFilesFollowCommitsInTheSameProcess() throws {
+    let repo = try makeRepository()
+    try write("a.txt", "a\r\n")
+    try repo.commit(paths: ["a.txt"], message: "no attributes yet")
+    XCTAssertEqual(try git.show("HEAD", path: "a.txt"), "a\r\n")
+    try write("sub/.gitattributes", "*.txt text\n")
+    try repo.commit(paths: ["sub/.gitattributes"], message: "attributes")
+    try remove("sub/.gitattributes")  // from now on only the index has it
+    try write("sub/b.txt", "b\r\n")
+    try repo.commit(paths: ["sub/b.txt"], message: "normalized")
+    XCTAssertEqual(try git.show("HEAD", path: "sub/b.txt"), "b\n")
+    // Removing the directory removes the index's attribute file too: new files there are stored as they are.
+    try FileManager.default.removeItem(at: workTree.appendingPathComponent("sub"))
+    try repo.commit(paths: ["sub"], message: "drop sub")
+    try write("sub/c.txt", "c\r\n")
+    try repo.commit(paths: ["sub/c.txt"], message: "as is")
+    XCTAssertEqual(try git.show("HEAD", path: "sub/c.txt"), "c\r\n")
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
   func testRacilyCleanEntryIsSmudgedWhenItChangedUnseen() throws {
     let repo = try makeRepository()
     try repo.setConfig("core.trustctime", "false")
