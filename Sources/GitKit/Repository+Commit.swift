@@ -202,12 +202,18 @@ extension Repository {
     _ attributes: [IndexEntryRecord]?, _ body: (_ hashing: OpaquePointer) throws -> Void
   ) throws {
     guard let setIndex = Self.setRepositoryIndex, let attributes else { return try body(pointer) }
-    var handle: OpaquePointer?
-    let opened = workTree.path.withCString {
-      git_repository_open_ext(&handle, $0, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
+    hashingHandleLock.lock()
+    defer { hashingHandleLock.unlock() }
+    // Reused while this Repository lives: opening one reads the config files each time (~1 ms per save).
+    if hashingHandle?.owner !== self {
+      var opened: OpaquePointer?
+      let rc = workTree.path.withCString {
+        git_repository_open_ext(&opened, $0, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
+      }
+      guard rc == 0, let opened else { return try body(pointer) }
+      hashingHandle = HashingHandle(owner: self, pointer: opened)
     }
-    guard opened == 0, let handle else { return try body(pointer) }
-    defer { git_repository_free(handle) }
+    guard let handle = hashingHandle?.pointer else { return try body(pointer) }
     var tiny: OpaquePointer?
     guard git_index_new(&tiny) == 0, let tiny else { return try body(pointer) }
     defer { git_index_free(tiny) }
@@ -546,3 +552,21 @@ extension Repository {
     return lstat(path, &info) == 0
   }
 }
+
+/// The second libgit2 handle `withAttributesOnlyIndex` hashes through, kept for the `Repository` that opened it.
+private final class HashingHandle {
+  weak var owner: Repository?
+  let pointer: OpaquePointer
+
+  init(owner: Repository, pointer: OpaquePointer) {
+    self.owner = owner
+    self.pointer = pointer
+  }
+
+  deinit { git_repository_free(pointer) }
+}
+
+/// One handle is enough (a process saves to one repository at a time); the lock also keeps two threads'
+/// `Repository` instances from using it at once.
+private nonisolated(unsafe) var hashingHandle: HashingHandle?
+private let hashingHandleLock = NSLock()
