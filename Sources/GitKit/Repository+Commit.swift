@@ -24,23 +24,295 @@ extension Repository {
   ///   commit; if the final ref update fails, the paths' index entries are put back as they were.
   @discardableResult
   public func commit(paths: [String], message: String, author: Signature? = nil) throws -> ObjectID? {
-    let index = try index()
-    // git_index_write would also fail on the lock, but only after the commit's objects exist; checking first
+    let paths = try normalized(paths)
+    // libgit2 keeps a repository's index at <git dir>/index (per worktree), whatever GIT_INDEX_FILE says.
+    let indexPath = gitDirectory.appendingPathComponent("index").path
+    // Writing the index would also fail on the lock, but only after the commit's objects exist; checking first
     // keeps the failure clean and cheap. A lock taken between here and the write still fails the write.
-    let indexPath =
-      git_index_path(index).map { String(cString: $0) } ?? gitDirectory.appendingPathComponent("index").path
     let lockPath = indexPath + ".lock"
     if pathExists(lockPath) {
       throw GitError(
         function: "git_index_write", code: GitError.lockedCode,
         message: "\(lockPath) exists: another git process is running, or one crashed and left it behind")
     }
+    if case .committed(let id) = try commitPatchingIndex(
+      paths: paths, message: message, author: author, indexPath: indexPath)
+    {
+      return id
+    }
+    let index = try index()
     do {
-      return try commitUnchecked(paths: try normalized(paths), message: message, author: author, index: index)
+      return try commitUnchecked(paths: paths, message: message, author: author, index: index)
     } catch {
       discardIndexChanges()
       throw error
     }
+  }
+
+  private enum PatchOutcome {
+    case notHandled
+    case committed(ObjectID?)
+  }
+
+  /// `commit(paths:)` editing `.git/index` bytes directly (see `IndexFile`) instead of loading all of it into
+  /// libgit2: the same steps and ordering as `commitUnchecked`, or `.notHandled` before anything is written when
+  /// the index or the repository's settings need libgit2's general code.
+  private func commitPatchingIndex(paths: [String], message: String, author: Signature?, indexPath: String) throws
+    -> PatchOutcome
+  {
+    // With core.filemode / core.symlinks false libgit2 derives modes from the old entry; leave that to it.
+    // libgit2 refuses `.git`-like components anywhere in a path (also spelled `.GIT.`, `git~1`); leave judging
+    // those to it. Trimming dots and spaces on both ends makes this a superset (a plain `git` goes there too).
+    let suspicious = paths.contains { path in
+      path.utf8.contains(0)
+        || path.split(separator: "/").contains { component in
+          let name = component.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " ."))
+          return name == "git" || name == "git~1"
+        }
+    }
+    guard configFlag("core.filemode") && configFlag("core.symlinks"), !suspicious else { return .notHandled }
+    guard case .success(let loaded) = IndexFileStore.load(indexPath) else { return .notHandled }
+
+    let headID = try headCommitID()
+    var headCommit: OpaquePointer?
+    var headTree: OpaquePointer?
+    defer {
+      git_tree_free(headTree)
+      git_commit_free(headCommit)
+    }
+    if let headID {
+      var oid = headID.oid
+      try check("git_commit_lookup(HEAD)", git_commit_lookup(&headCommit, pointer, &oid))
+      try check("git_commit_tree(HEAD)", git_commit_tree(&headTree, headCommit))
+    }
+
+    // Hashing files (and racily clean entries) applies .gitattributes filters; see withAttributesOnlyIndex.
+    var operations: [IndexPatchOperation] = []
+    let racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
+    var patched: IndexPatchResult?
+    let attributeFiles = try? IndexFileStore.attributeFiles(indexPath, loaded)
+    try withAttributesOnlyIndex(attributeFiles) { hashing in
+      try hashPaths(paths, into: &operations, hashing: hashing)
+      guard operations.count == paths.count else { return }
+      patched = try? IndexFile.patch(
+        loaded.snapshot, operations, racyCutoff: racyCutoff,
+        isRacilyModified: { self.isRacilyModified($0, hashing: hashing) })
+    }
+    guard let patched else { return .notHandled }
+
+    var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
+    var indexChanged = patched.removedDescendants
+    for operation in operations {
+      let path = String(decoding: operation.path, as: UTF8.self)
+      let before = patched.previous[operation.path]
+      switch operation {
+      case .upsert(let record):
+        if before.map({ $0.id != record.id || $0.mode != record.mode }) ?? true { indexChanged = true }
+        updates.append((GIT_TREE_UPDATE_UPSERT, Self.oid(record.id), git_filemode_t(record.mode), path))
+      case .remove:
+        if before != nil { indexChanged = true }
+        // Removing what HEAD's tree does not have is an error in git_tree_create_updated, so only existing ones.
+        if let headTree, try treeEntryExists(headTree, path) {
+          updates.append((GIT_TREE_UPDATE_REMOVE, git_oid(), GIT_FILEMODE_BLOB, path))
+        }
+      }
+    }
+
+    let newTreeID = try createUpdatedTree(base: headTree, updates: updates)
+    let unchanged: Bool
+    if let headTree {
+      unchanged = ObjectID(git_tree_id(headTree)) == newTreeID.id
+    } else {
+      unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
+    }
+    // The patch writes stage-0 entries only and declines touched conflicted paths, so "no conflicts" carries
+    // over; the attribute files carry over unless one of them (or a directory) was touched.
+    var derived = IndexFileStore.Derived()
+    if loaded.derived.hasConflicts == false { derived.hasConflicts = false }
+    if !patched.removedDescendants,
+      !operations.contains(where: { String(decoding: $0.path, as: UTF8.self).hasSuffix(".gitattributes") })
+    {
+      derived.attributeFiles = attributeFiles
+    }
+    if unchanged {
+      if indexChanged {
+        try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints, derived: derived)
+      }
+      return .committed(nil)
+    }
+
+    let authorSignature = author ?? defaultSignature()
+    let committerSignature = author == nil ? authorSignature : defaultSignature()
+    let commitID = try createCommit(
+      tree: newTreeID, parent: headCommit, author: authorSignature, committer: committerSignature,
+      message: message)
+
+    try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints, derived: derived)
+    do {
+      try moveHead(to: commitID, from: headID, reflogMessage: reflogMessage(message, initial: headID == nil))
+    } catch {
+      // As in commitUnchecked: the commit did not happen, so put the touched entries back as they were.
+      restore(operations, previous: patched.previous, after: patched, indexPath: indexPath, racyCutoff: racyCutoff)
+      throw error
+    }
+    return .committed(commitID)
+  }
+
+  /// Stats and hashes each path into an upsert or a removal; stops early (leaving `operations` short) on a file
+  /// type the patcher does not write (a fifo, a socket...).
+  private func hashPaths(_ paths: [String], into operations: inout [IndexPatchOperation], hashing: OpaquePointer)
+    throws
+  {
+    for path in paths {
+      let (kind, info) = try workTreeStat(of: path)
+      switch kind {
+      case .file:
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG || type == S_IFLNK else { return }
+        // Stat first, then hash (as libgit2 and git do): a write in between leaves a stat mismatch, so git
+        // re-hashes instead of trusting a stale entry. from_workdir applies .gitattributes filters exactly like
+        // git_index_add_bypath (both go through git_blob__create_from_paths with filters on).
+        var oid = git_oid()
+        try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, hashing, path))
+        var record = Self.statRecord(info)
+        record.mode = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
+        record.id = Self.bytes(of: oid)
+        record.path = Array(path.utf8)
+        operations.append(.upsert(record))
+      case .missing:
+        operations.append(.remove(path: Array(path.utf8), descendants: true))
+      case .directory:
+        throw GitError(
+          function: "git_index_add_bypath(\(path))", code: GIT_EINVALIDSPEC.rawValue,
+          message: "\(path) is a directory in the work tree; pass file paths")
+      }
+    }
+  }
+
+  /// Runs `body` with a second handle on this repository whose index is an in-memory one holding only the
+  /// index's `.gitattributes` entries, `attributes`; `body` hashes through that handle.
+  ///
+  /// Hashing a work-tree file applies its filters, and libgit2 looks for `.gitattributes` in the index too, for
+  /// which it loads the whole index (~60 ms at 100k entries): exactly the cost the patcher exists to avoid. The
+  /// attribute files libgit2 can see are the same, so the filters are the same. A separate handle, because
+  /// replacing this one's index would orphan the index object `Repository` keeps. `git_repository_set_index` is
+  /// in `git2/sys/repository.h`, which the module map does not include, hence the lookup by name; without it, or
+  /// on any failure here, `body` gets this repository and libgit2 loads the index as before.
+  private func withAttributesOnlyIndex(
+    _ attributes: [IndexEntryRecord]?, _ body: (_ hashing: OpaquePointer) throws -> Void
+  ) throws {
+    guard let setIndex = Self.setRepositoryIndex, let attributes else { return try body(pointer) }
+    hashingHandleLock.lock()
+    defer { hashingHandleLock.unlock() }
+    // Reused while this Repository lives: opening one reads the config files each time (~1 ms per save).
+    if hashingHandle?.owner !== self {
+      var opened: OpaquePointer?
+      let rc = workTree.path.withCString {
+        git_repository_open_ext(&opened, $0, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
+      }
+      guard rc == 0, let opened else { return try body(pointer) }
+      hashingHandle = HashingHandle(owner: self, pointer: opened)
+    }
+    guard let handle = hashingHandle?.pointer else { return try body(pointer) }
+    var tiny: OpaquePointer?
+    guard git_index_new(&tiny) == 0, let tiny else { return try body(pointer) }
+    defer { git_index_free(tiny) }
+    for entry in attributes {
+      let added = String(decoding: entry.path, as: UTF8.self).withCString { cPath -> Int32 in
+        var cEntry = git_index_entry()
+        cEntry.path = cPath
+        cEntry.mode = entry.mode
+        cEntry.id = Self.oid(entry.id)
+        return git_index_add(tiny, &cEntry)
+      }
+      if added < 0 { return try body(pointer) }
+    }
+    guard setIndex(handle, tiny) == 0 else { return try body(pointer) }
+    try body(handle)
+  }
+
+  private typealias SetIndexFunction = @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
+
+  private static let setRepositoryIndex: SetIndexFunction? = {
+    guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "git_repository_set_index") else {
+      return nil
+    }
+    return unsafeBitCast(symbol, to: SetIndexFunction.self)
+  }()
+
+  /// Best effort, like `restore(_:in:)`: the branch update already failed, and that is the error worth reporting.
+  private func restore(
+    _ operations: [IndexPatchOperation], previous: [[UInt8]: IndexEntryRecord], after patched: IndexPatchResult,
+    indexPath: String, racyCutoff: UInt32
+  ) {
+    var undo: [IndexPatchOperation] = []
+    for operation in operations {
+      if var entry = previous[operation.path] {
+        // Zeroed stat data makes git compare contents next time instead of trusting a stale timestamp.
+        entry = IndexEntryRecord(mode: entry.mode, id: entry.id, path: entry.path)
+        undo.append(.upsert(entry))
+      } else if case .upsert = operation {
+        undo.append(.remove(path: operation.path, descendants: false))
+      }
+    }
+    let snapshot = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
+    guard
+      let restored = try? IndexFile.patch(
+        snapshot, undo, racyCutoff: racyCutoff, isRacilyModified: { self.isRacilyModified($0, hashing: self.pointer) })
+    else { return }
+    try? IndexFileStore.write(indexPath, restored.bytes, checkpoints: restored.checkpoints)
+  }
+
+  /// The stat fields of an index entry, truncated to 32 bits as git records them.
+  private static func statRecord(_ info: stat) -> IndexEntryRecord {
+    var record = IndexEntryRecord()
+    record.ctimeSeconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_sec)
+    record.ctimeNanoseconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_nsec)
+    record.mtimeSeconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_sec)
+    record.mtimeNanoseconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_nsec)
+    record.dev = UInt32(truncatingIfNeeded: info.st_dev)
+    record.ino = UInt32(truncatingIfNeeded: info.st_ino)
+    record.uid = UInt32(truncatingIfNeeded: info.st_uid)
+    record.gid = UInt32(truncatingIfNeeded: info.st_gid)
+    record.size = UInt32(truncatingIfNeeded: info.st_size)
+    return record
+  }
+
+  /// For an entry recorded in the same second the old index was written: could its file have changed since
+  /// without git noticing by stat? Only mtime seconds and size are compared, the fields git checks under every
+  /// `core.checkStat`; when they still match, the contents decide.
+  private func isRacilyModified(_ entry: IndexEntryRecord, hashing: OpaquePointer) -> Bool {
+    let path = String(decoding: entry.path, as: UTF8.self)
+    var info = stat()
+    guard lstat(workTree.path + "/" + path, &info) == 0 else { return false }
+    let current = Self.statRecord(info)
+    guard current.mtimeSeconds == entry.mtimeSeconds, current.size == entry.size else { return false }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG:
+      var oid = git_oid()
+      guard git_repository_hashfile(&oid, hashing, path, GIT_OBJECT_BLOB, nil) == 0 else { return true }
+      return Self.bytes(of: oid) != entry.id
+    case S_IFDIR:
+      return false  // a submodule: git compares its HEAD, not stat data
+    default:
+      return true
+    }
+  }
+
+  private static func bytes(of oid: git_oid) -> [UInt8] {
+    withUnsafeBytes(of: oid.id) { Array($0) }
+  }
+
+  private static func oid(_ bytes: [UInt8]) -> git_oid {
+    var oid = git_oid()
+    withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes.prefix(20)) }
+    return oid
+  }
+
+  /// A boolean config value, true when unset (the default of the keys asked here).
+  private func configFlag(_ key: String) -> Bool {
+    guard let value = config(key)?.lowercased() else { return true }
+    return !["false", "no", "off", "0"].contains(value)
   }
 
   private func commitUnchecked(paths: [String], message: String, author: Signature?, index: OpaquePointer) throws
@@ -162,16 +434,20 @@ extension Repository {
 
   private enum WorkTreeKind { case file, directory, missing }
 
-  /// lstat, not stat: a symlink (even a dangling one) is committed as a link, never followed.
   private func workTreeKind(of path: String) throws -> WorkTreeKind {
+    try workTreeStat(of: path).kind
+  }
+
+  /// lstat, not stat: a symlink (even a dangling one) is committed as a link, never followed.
+  private func workTreeStat(of path: String) throws -> (kind: WorkTreeKind, info: stat) {
     var info = stat()
     let full = workTree.path + "/" + path
     if lstat(full, &info) != 0 {
-      if errno == ENOENT || errno == ENOTDIR { return .missing }
+      if errno == ENOENT || errno == ENOTDIR { return (.missing, info) }
       throw GitError(
         function: "lstat(\(path))", code: GIT_ERROR.rawValue, message: String(cString: strerror(errno)))
     }
-    return (info.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
+    return ((info.st_mode & S_IFMT) == S_IFDIR ? .directory : .file, info)
   }
 
   private struct IndexEntry: Equatable {
@@ -209,6 +485,12 @@ extension Repository {
     if updates.isEmpty, let base {
       out = git_tree_id(base).pointee
       return (ObjectID(out), out)
+    }
+    // Removing `a` and `a/b` in one call makes libgit2 rebuild `a` for the second removal and keep the rest of
+    // it: a removal below another removal is already covered by it.
+    let removed = updates.filter { $0.action == GIT_TREE_UPDATE_REMOVE }.map { $0.path + "/" }
+    let updates = updates.filter { update in
+      update.action != GIT_TREE_UPDATE_REMOVE || !removed.contains { update.path.hasPrefix($0) }
     }
     let cPaths = updates.map { strdup($0.path) }
     defer { cPaths.forEach { free($0) } }
@@ -270,3 +552,21 @@ extension Repository {
     return lstat(path, &info) == 0
   }
 }
+
+/// The second libgit2 handle `withAttributesOnlyIndex` hashes through, kept for the `Repository` that opened it.
+private final class HashingHandle {
+  weak var owner: Repository?
+  let pointer: OpaquePointer
+
+  init(owner: Repository, pointer: OpaquePointer) {
+    self.owner = owner
+    self.pointer = pointer
+  }
+
+  deinit { git_repository_free(pointer) }
+}
+
+/// One handle is enough (a process saves to one repository at a time); the lock also keeps two threads'
+/// `Repository` instances from using it at once.
+private nonisolated(unsafe) var hashingHandle: HashingHandle?
+private let hashingHandleLock = NSLock()

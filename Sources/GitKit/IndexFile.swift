@@ -1,0 +1,670 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One stage-0 index entry as the patcher writes it (all stat fields already truncated to 32 bits, as git does).
+struct IndexEntryRecord: Equatable {
+  /// Status change time, seconds.
+  var ctimeSeconds: UInt32 = 0
+  /// Status change time, nanoseconds.
+  var ctimeNanoseconds: UInt32 = 0
+  /// Modification time, seconds.
+  var mtimeSeconds: UInt32 = 0
+  /// Modification time, nanoseconds.
+  var mtimeNanoseconds: UInt32 = 0
+  /// `st_dev`.
+  var dev: UInt32 = 0
+  /// `st_ino`.
+  var ino: UInt32 = 0
+  /// The git mode: 0o100644, 0o100755 or 0o120000.
+  var mode: UInt32 = 0
+  /// `st_uid`.
+  var uid: UInt32 = 0
+  /// `st_gid`.
+  var gid: UInt32 = 0
+  /// `st_size`, truncated to 32 bits.
+  var size: UInt32 = 0
+  /// The blob id (20 bytes).
+  var id: [UInt8] = []
+  /// The path, `/`-separated, relative to the work tree.
+  var path: [UInt8] = []
+}
+
+/// A change the patcher applies to the index.
+enum IndexPatchOperation: Equatable {
+  /// Insert or replace the stage-0 entry of `record.path`.
+  case upsert(IndexEntryRecord)
+  /// Remove the entry of `path`, and with `descendants` every entry below `path/` too.
+  case remove(path: [UInt8], descendants: Bool)
+
+  var path: [UInt8] {
+    switch self {
+    case .upsert(let record): return record.path
+    case .remove(let path, _): return path
+    }
+  }
+}
+
+/// Why the patcher declined: the caller falls back to libgit2, which knows every corner of the format.
+struct IndexNotHandled: Error, Equatable {
+  /// A human-readable reason, for logs and tests.
+  var reason: String
+}
+
+/// The patched index.
+struct IndexPatchResult {
+  /// The complete new file, checksum included.
+  var bytes: [UInt8]
+  /// SHA-1 states of `bytes` at every `IndexFile.checkpointInterval` bytes (see `IndexFile.Snapshot`).
+  var checkpoints: [SHA1]
+  /// The stage-0 entries the touched paths had before (a path absent from the dictionary had none).
+  var previous: [[UInt8]: IndexEntryRecord]
+  /// True when entries below a removed path (a tracked directory) were dropped.
+  var removedDescendants: Bool
+}
+
+/// A byte-level editor for git's index file (https://git-scm.com/docs/index-format, versions 2 to 4).
+///
+/// Loading a 100 000-entry index into libgit2 costs a malloc per entry and a sort, and writing it back re-encodes
+/// all of them; a save touches a handful. This copies every untouched entry's bytes verbatim and encodes only the
+/// touched entries (and, in version 4, the one entry after each change point, whose path is prefix-compressed
+/// against its predecessor). Anything unusual is declined with `IndexNotHandled` rather than guessed at.
+enum IndexFile {
+  /// Distance between the SHA-1 states kept for resuming the checksum (a multiple of 64).
+  static let checkpointInterval = 64 * 1024
+
+  /// An index file's bytes whose checksum has been verified, with resumable SHA-1 states.
+  struct Snapshot {
+    /// The whole file.
+    var bytes: [UInt8]
+    /// `checkpoints[k]` is the SHA-1 state after `k * checkpointInterval` bytes.
+    var checkpoints: [SHA1]
+  }
+
+  /// Verifies the trailing checksum of `bytes`; nil when the file is too short or the checksum is wrong. A
+  /// corrupt index must reach libgit2 (which refuses it), never be "repaired" by a fresh checksum.
+  static func verify(_ bytes: [UInt8]) -> Snapshot? {
+    guard bytes.count >= 32 else { return nil }
+    let (digest, checkpoints) = checksum(bytes, bodyCount: bytes.count - 20, resumingFrom: [], unchangedPrefix: 0)
+    guard bytes[(bytes.count - 20)...].elementsEqual(digest) else { return nil }
+    return Snapshot(bytes: bytes, checkpoints: checkpoints)
+  }
+
+  /// SHA-1 of `bytes[0..<bodyCount]`, resuming from the last of `previous` that covers only the first
+  /// `unchangedPrefix` bytes (which must equal the bytes those states were computed over).
+  static func checksum(_ bytes: [UInt8], bodyCount: Int, resumingFrom previous: [SHA1], unchangedPrefix: Int)
+    -> (digest: [UInt8], checkpoints: [SHA1])
+  {
+    let usable = min(previous.count, unchangedPrefix / checkpointInterval + 1)
+    var checkpoints = Array(previous.prefix(usable))
+    var state = checkpoints.last ?? SHA1()
+    if checkpoints.isEmpty { checkpoints.append(state) }
+    var offset = (checkpoints.count - 1) * checkpointInterval
+    return bytes.withUnsafeBytes { raw in
+      let base = raw.baseAddress!
+      while bodyCount - offset >= checkpointInterval {
+        state.updateBlocks(base + offset, count: checkpointInterval)
+        offset += checkpointInterval
+        checkpoints.append(state)
+      }
+      return (state.finish(base + offset, count: bodyCount - offset), checkpoints)
+    }
+  }
+
+  /// Applies `operations` (at most one per path) to the verified index `snapshot`.
+  ///
+  /// - Parameters:
+  ///   - racyCutoff: the old index file's mtime in seconds. An entry modified at or after it may have changed
+  ///     within the timestamp's granularity after it was recorded ("racy git"); once the index is rewritten with
+  ///     a later mtime, git would trust its stat data. Like git, such entries are checked and smudged (size 0).
+  ///   - isRacilyModified: asked for each such entry; true smudges it.
+  /// - Throws: `IndexNotHandled` for anything this patcher does not do (the caller then uses libgit2).
+  static func patch(
+    _ snapshot: Snapshot, _ operations: [IndexPatchOperation], racyCutoff: UInt32?,
+    isRacilyModified: (IndexEntryRecord) -> Bool = { _ in true }
+  ) throws -> IndexPatchResult {
+    let input = snapshot.bytes
+    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
+      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
+    }
+    let version = readUInt32(input, 4)
+    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
+    let entryCount = Int(readUInt32(input, 8))
+    let ops = operations.sorted { lexicographicallyPrecedes($0.path, $1.path) }
+    for i in ops.indices.dropFirst() where ops[i].path == ops[i - 1].path {
+      throw IndexNotHandled(reason: "two operations for one path")
+    }
+
+    var writer = EntryWriter(version: version, capacity: input.count + 256 * ops.count)
+    writer.out.append(contentsOf: input[0..<12])
+    var previous: [[UInt8]: IndexEntryRecord] = [:]
+    var removedDescendants = false
+    var nextOp = 0
+    var offset = 12
+    let bodyEnd = input.count - 20
+    // Version 4 paths are prefix-compressed: keep the previous and current full paths (buffers swapped).
+    var previousPath: [UInt8] = []
+    var currentPath: [UInt8] = []
+    previousPath.reserveCapacity(512)
+    currentPath.reserveCapacity(512)
+
+    try input.withUnsafeBufferPointer { buffer in
+      let base = buffer.baseAddress!
+      for _ in 0..<entryCount {
+        guard offset + 62 <= bodyEnd else { throw IndexNotHandled(reason: "truncated entry at \(offset)") }
+        let flags = readUInt16(base, offset + 60)
+        var headerSize = 62
+        var extendedFlags: UInt16 = 0
+        if flags & 0x4000 != 0 {
+          guard version >= 3 else { throw IndexNotHandled(reason: "extended flag in a version 2 index") }
+          extendedFlags = readUInt16(base, offset + 62)
+          headerSize = 64
+        }
+        let stage = (flags >> 12) & 3
+        let pathStart: Int
+        let pathCount: Int
+        let entrySize: Int
+        if version < 4 {
+          pathStart = offset + headerSize
+          var length = Int(flags & 0xFFF)
+          if length == 0xFFF {
+            guard let nul = findNul(base, from: pathStart, end: bodyEnd) else {
+              throw IndexNotHandled(reason: "unterminated path at \(offset)")
+            }
+            length = nul - pathStart
+          }
+          pathCount = length
+          entrySize = (headerSize + length + 8) & ~7
+          guard offset + entrySize <= bodyEnd, base[pathStart + length] == 0 else {
+            throw IndexNotHandled(reason: "malformed entry at \(offset)")
+          }
+        } else {
+          var cursor = offset + headerSize
+          guard let strip = readVarint(base, &cursor, end: bodyEnd), strip <= previousPath.count,
+            let nul = findNul(base, from: cursor, end: bodyEnd)
+          else { throw IndexNotHandled(reason: "malformed version 4 entry at \(offset)") }
+          currentPath.removeAll(keepingCapacity: true)
+          currentPath.append(contentsOf: previousPath[0..<(previousPath.count - strip)])
+          currentPath.append(contentsOf: UnsafeBufferPointer(start: base + cursor, count: nul - cursor))
+          pathStart = -1
+          pathCount = currentPath.count
+          entrySize = nul + 1 - offset
+        }
+
+        let decision: EntryDecision = try withPath(base, pathStart, pathCount, currentPath) { path in
+          // Insert the upserts that sort before this entry.
+          while nextOp < ops.count, compare(ops[nextOp].path, path) < 0 {
+            if case .upsert(let record) = ops[nextOp] {
+              try writer.flush(from: base, to: offset)
+              writer.insert(record, previousPath: previousPath)
+            }
+            nextOp += 1
+          }
+          if nextOp < ops.count, compare(ops[nextOp].path, path) == 0 {
+            guard stage == 0 else { throw IndexNotHandled(reason: "conflict stages for a touched path") }
+            guard flags & 0x8000 == 0, extendedFlags == 0 else {
+              throw IndexNotHandled(reason: "assume-valid, skip-worktree or intent-to-add on a touched path")
+            }
+            previous[Array(path)] = record(base, offset, path)
+            return .drop
+          }
+          for op in ops {
+            if isBelow(path, op.path) {
+              guard case .remove(_, true) = op, stage == 0, extendedFlags == 0 else {
+                throw IndexNotHandled(reason: "a touched path is a directory in the index, or below it is unusual")
+              }
+              removedDescendants = true
+              return .drop
+            }
+            if case .upsert = op, isBelow(op.path, path) {
+              throw IndexNotHandled(reason: "an upserted path is below a file in the index")
+            }
+          }
+          if let racyCutoff, readUInt32(base, offset + 8) >= racyCutoff, stage == 0,
+            isRacilyModified(record(base, offset, path))
+          {
+            return .keepSmudged
+          }
+          return .keep
+        }
+        switch decision {
+        case .drop:
+          try writer.flush(from: base, to: offset)
+          writer.drop(through: offset + entrySize, previousPath: previousPath)
+        case .keep, .keepSmudged:
+          let reencode = version == 4 && !writer.lastEmittedIsPreviousInput
+          if reencode || decision == .keepSmudged {
+            try writer.flush(from: base, to: offset)
+            let start = writer.out.count
+            if reencode {
+              writer.reencode(base, offset, headerSize: headerSize, path: currentPath, end: offset + entrySize)
+            } else {
+              try writer.flush(from: base, to: offset + entrySize)
+            }
+            if decision == .keepSmudged { writer.out.replaceSubrange((start + 36)..<(start + 40), with: [0, 0, 0, 0]) }
+          }
+        }
+        if version == 4 { swap(&previousPath, &currentPath) }
+        offset += entrySize
+      }
+      try writer.flush(from: base, to: offset)
+      while nextOp < ops.count {
+        if case .upsert(let record) = ops[nextOp] { writer.insert(record, previousPath: previousPath) }
+        nextOp += 1
+      }
+    }
+
+    // Extensions: keep TREE (with the touched paths invalidated), drop optional caches, decline required ones.
+    while offset < bodyEnd {
+      guard bodyEnd - offset >= 8 else { throw IndexNotHandled(reason: "truncated extension header") }
+      let signature = Array(input[offset..<(offset + 4)])
+      let size = Int(readUInt32(input, offset + 4))
+      guard size <= bodyEnd - offset - 8 else { throw IndexNotHandled(reason: "truncated extension") }
+      let data = input[(offset + 8)..<(offset + 8 + size)]
+      if signature == Array("TREE".utf8) {
+        let tree = try CacheTree.invalidating(data, paths: ops.map(\.path))
+        if tree.isEmpty {
+          offset += 8 + size
+          continue
+        }
+        writer.out.append(contentsOf: signature)
+        appendUInt32(&writer.out, UInt32(tree.count))
+        writer.out.append(contentsOf: tree)
+      } else if !(0x41...0x5A).contains(signature[0]) {
+        throw IndexNotHandled(reason: "required extension \(String(decoding: signature, as: UTF8.self))")
+      }
+      offset += 8 + size
+    }
+
+    let newCount = entryCount + writer.inserted - writer.dropped
+    writer.out.replaceSubrange(8..<12, with: bigEndianBytes(UInt32(newCount)))
+    let unchangedPrefix = commonPrefixCount(writer.out, input)
+    let (digest, checkpoints) = checksum(
+      writer.out, bodyCount: writer.out.count, resumingFrom: snapshot.checkpoints, unchangedPrefix: unchangedPrefix)
+    writer.out.append(contentsOf: digest)
+    return IndexPatchResult(
+      bytes: writer.out, checkpoints: checkpoints, previous: previous, removedDescendants: removedDescendants)
+  }
+
+  /// True when some entry has a conflict stage (1-3), found by walking the entries without decoding paths; so
+  /// that a caller can ask before a save without loading the whole index into libgit2.
+  static func hasConflicts(_ snapshot: Snapshot) throws -> Bool {
+    let input = snapshot.bytes
+    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
+      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
+    }
+    let version = readUInt32(input, 4)
+    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
+    let entryCount = Int(readUInt32(input, 8))
+    let bodyEnd = input.count - 20
+    return try input.withUnsafeBufferPointer { buffer in
+      let base = buffer.baseAddress!
+      var offset = 12
+      for _ in 0..<entryCount {
+        guard offset + 62 <= bodyEnd else { throw IndexNotHandled(reason: "truncated entry at \(offset)") }
+        let flags = readUInt16(base, offset + 60)
+        if flags & 0x3000 != 0 { return true }
+        let headerSize = flags & 0x4000 != 0 ? 64 : 62
+        if version < 4 {
+          var length = Int(flags & 0xFFF)
+          if length == 0xFFF {
+            guard let nul = findNul(base, from: offset + headerSize, end: bodyEnd) else {
+              throw IndexNotHandled(reason: "unterminated path at \(offset)")
+            }
+            length = nul - offset - headerSize
+          }
+          offset += (headerSize + length + 8) & ~7
+        } else {
+          var cursor = offset + headerSize
+          guard readVarint(base, &cursor, end: bodyEnd) != nil, let nul = findNul(base, from: cursor, end: bodyEnd)
+          else { throw IndexNotHandled(reason: "malformed version 4 entry at \(offset)") }
+          offset = nul + 1
+        }
+      }
+      return false
+    }
+  }
+
+  /// The stage-0 entries whose last path component is `name` (e.g. every `.gitattributes`), with their ids and
+  /// modes; stat fields are left zero.
+  static func entries(named name: String, in snapshot: Snapshot) throws -> [IndexEntryRecord] {
+    let input = snapshot.bytes
+    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
+      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
+    }
+    let version = readUInt32(input, 4)
+    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
+    let entryCount = Int(readUInt32(input, 8))
+    let bodyEnd = input.count - 20
+    let suffix = Array(name.utf8)
+    var found: [IndexEntryRecord] = []
+    var path: [UInt8] = []
+    path.reserveCapacity(512)
+    try input.withUnsafeBufferPointer { buffer in
+      let base = buffer.baseAddress!
+      var offset = 12
+      for _ in 0..<entryCount {
+        guard offset + 62 <= bodyEnd else { throw IndexNotHandled(reason: "truncated entry at \(offset)") }
+        let flags = readUInt16(base, offset + 60)
+        let headerSize = flags & 0x4000 != 0 ? 64 : 62
+        let start: Int
+        let end: Int
+        let next: Int
+        if version < 4 {
+          start = offset + headerSize
+          guard let nul = findNul(base, from: start, end: bodyEnd) else {
+            throw IndexNotHandled(reason: "unterminated path at \(offset)")
+          }
+          end = nul
+          next = offset + ((headerSize + (nul - start) + 8) & ~7)
+        } else {
+          var cursor = offset + headerSize
+          guard let strip = readVarint(base, &cursor, end: bodyEnd), strip <= path.count,
+            let nul = findNul(base, from: cursor, end: bodyEnd)
+          else { throw IndexNotHandled(reason: "malformed version 4 entry at \(offset)") }
+          path.removeLast(strip)
+          path.append(contentsOf: UnsafeBufferPointer(start: base + cursor, count: nul - cursor))
+          start = -1
+          end = nul
+          next = nul + 1
+        }
+        let matches = try withPath(base, start, start < 0 ? path.count : end - start, path) { current -> Bool in
+          guard flags & 0x3000 == 0, current.count >= suffix.count,
+            current.count == suffix.count || current[current.count - suffix.count - 1] == 0x2F
+          else { return false }
+          return current[(current.count - suffix.count)...].elementsEqual(suffix)
+        }
+        if matches {
+          let full = start < 0 ? path : Array(UnsafeBufferPointer(start: base + start, count: end - start))
+          let entry = full.withUnsafeBufferPointer { record(base, offset, $0) }
+          found.append(IndexEntryRecord(mode: entry.mode, id: entry.id, path: entry.path))
+        }
+        offset = next
+      }
+    }
+    return found
+  }
+
+  private enum EntryDecision { case keep, keepSmudged, drop }
+
+  /// Accumulates the output: runs of untouched input entries are copied in one go.
+  private struct EntryWriter {
+    let version: UInt32
+    var out: [UInt8]
+    /// Start of the input range not yet copied.
+    var runStart = 12
+    var inserted = 0
+    var dropped = 0
+    /// Version 4: true when the last entry in `out` is the previous input entry, so the next input entry's
+    /// prefix compression is still valid; otherwise `lastEmittedPath` holds the last path written.
+    var lastEmittedIsPreviousInput = true
+    var lastEmittedPath: [UInt8] = []
+
+    init(version: UInt32, capacity: Int) {
+      self.version = version
+      out = []
+      out.reserveCapacity(capacity)
+    }
+
+    /// Copies input bytes `runStart..<end` verbatim.
+    mutating func flush(from base: UnsafePointer<UInt8>, to end: Int) throws {
+      guard end > runStart else { return }
+      out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: end - runStart))
+      runStart = end
+    }
+
+    /// Leaves out the input entry ending at `end`; `previousPath` is the input path before it (version 4).
+    mutating func drop(through end: Int, previousPath: [UInt8]) {
+      runStart = end
+      dropped += 1
+      if version == 4 && lastEmittedIsPreviousInput {
+        lastEmittedPath = previousPath
+        lastEmittedIsPreviousInput = false
+      }
+    }
+
+    private func lastPath(_ previousPath: [UInt8]) -> [UInt8] {
+      lastEmittedIsPreviousInput ? previousPath : lastEmittedPath
+    }
+
+    mutating func insert(_ record: IndexEntryRecord, previousPath: [UInt8]) {
+      let start = out.count
+      for value in [
+        record.ctimeSeconds, record.ctimeNanoseconds, record.mtimeSeconds, record.mtimeNanoseconds, record.dev,
+        record.ino, record.mode, record.uid, record.gid, record.size,
+      ] {
+        appendUInt32(&out, value)
+      }
+      out.append(contentsOf: record.id)
+      let flags = UInt16(min(record.path.count, 0xFFF))
+      out.append(UInt8(flags >> 8))
+      out.append(UInt8(flags & 0xFF))
+      appendPath(record.path, headerStart: start, previousPath: previousPath)
+      inserted += 1
+    }
+
+    /// Writes a kept input entry (ending at input offset `end`) whose version 4 path must be re-encoded against
+    /// a new predecessor; the entries after it are again compressed against their input predecessor.
+    mutating func reencode(_ base: UnsafePointer<UInt8>, _ offset: Int, headerSize: Int, path: [UInt8], end: Int) {
+      let start = out.count
+      out.append(contentsOf: UnsafeBufferPointer(start: base + offset, count: headerSize))
+      appendPath(path, headerStart: start, previousPath: [])
+      runStart = end
+      lastEmittedIsPreviousInput = true
+    }
+
+    private mutating func appendPath(_ path: [UInt8], headerStart: Int, previousPath: [UInt8]) {
+      if version == 4 {
+        let last = lastPath(previousPath)
+        var common = 0
+        while common < last.count, common < path.count, last[common] == path[common] { common += 1 }
+        appendVarint(&out, last.count - common)
+        out.append(contentsOf: path[common...])
+        out.append(0)
+        lastEmittedPath = path
+        lastEmittedIsPreviousInput = false
+      } else {
+        out.append(contentsOf: path)
+        let size = (62 + path.count + 8) & ~7
+        out.append(contentsOf: repeatElement(0, count: headerStart + size - out.count))
+      }
+    }
+  }
+
+  private static func record(_ base: UnsafePointer<UInt8>, _ offset: Int, _ path: UnsafeBufferPointer<UInt8>)
+    -> IndexEntryRecord
+  {
+    var r = IndexEntryRecord()
+    r.ctimeSeconds = readUInt32(base, offset)
+    r.ctimeNanoseconds = readUInt32(base, offset + 4)
+    r.mtimeSeconds = readUInt32(base, offset + 8)
+    r.mtimeNanoseconds = readUInt32(base, offset + 12)
+    r.dev = readUInt32(base, offset + 16)
+    r.ino = readUInt32(base, offset + 20)
+    r.mode = readUInt32(base, offset + 24)
+    r.uid = readUInt32(base, offset + 28)
+    r.gid = readUInt32(base, offset + 32)
+    r.size = readUInt32(base, offset + 36)
+    r.id = Array(UnsafeBufferPointer(start: base + offset + 40, count: 20))
+    r.path = Array(path)
+    return r
+  }
+
+  private static func withPath<R>(
+    _ base: UnsafePointer<UInt8>, _ start: Int, _ count: Int, _ v4Path: [UInt8],
+    _ body: (UnsafeBufferPointer<UInt8>) throws -> R
+  ) rethrows -> R {
+    if start >= 0 { return try body(UnsafeBufferPointer(start: base + start, count: count)) }
+    return try v4Path.withUnsafeBufferPointer { try body($0) }
+  }
+
+  /// True when `path` is strictly below the directory `directory` (`directory/...`).
+  private static func isBelow<A: Collection<UInt8>, B: Collection<UInt8>>(_ path: A, _ directory: B) -> Bool
+  where A.Index == Int, B.Index == Int {
+    let n = directory.count
+    guard path.count > n, path[path.startIndex + n] == 0x2F else { return false }
+    return path.prefix(n).elementsEqual(directory)
+  }
+
+  /// Byte-wise order, as git sorts index entries.
+  static func compare(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Int {
+    a.withUnsafeBufferPointer { compare($0, b) }
+  }
+
+  /// Byte-wise order, as git sorts index entries.
+  static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+    let n = min(a.count, b.count)
+    if n > 0 {
+      let c = memcmp(a.baseAddress!, b.baseAddress!, n)
+      if c != 0 { return c < 0 ? -1 : 1 }
+    }
+    return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+  }
+
+  /// The length of the longest common prefix of `a` and `b`.
+  static func commonPrefixCount(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    a.withUnsafeBufferPointer { a in
+      b.withUnsafeBufferPointer { b in
+        let n = min(a.count, b.count)
+        var i = 0
+        while i + 8 <= n {
+          let x = UnsafeRawPointer(a.baseAddress! + i).loadUnaligned(as: UInt64.self)
+          let y = UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self)
+          if x != y { break }
+          i += 8
+        }
+        while i < n, a[i] == b[i] { i += 1 }
+        return i
+      }
+    }
+  }
+
+  private static func lexicographicallyPrecedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { compare(a, $0) < 0 } }
+  }
+
+  private static func findNul(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int? {
+    var i = start
+    while i < end {
+      if base[i] == 0 { return i }
+      i += 1
+    }
+    return nil
+  }
+
+  /// git's offset varint (varint.c): big-endian 7-bit groups, each continuation adding one.
+  private static func readVarint(_ base: UnsafePointer<UInt8>, _ cursor: inout Int, end: Int) -> Int? {
+    guard cursor < end else { return nil }
+    var byte = base[cursor]
+    cursor += 1
+    var value = Int(byte & 0x7F)
+    while byte & 0x80 != 0 {
+      guard cursor < end, value < (Int.max >> 8) else { return nil }
+      byte = base[cursor]
+      cursor += 1
+      value = ((value + 1) << 7) | Int(byte & 0x7F)
+    }
+    return value
+  }
+
+  static func appendVarint(_ out: inout [UInt8], _ value: Int) {
+    var bytes: [UInt8] = [UInt8(value & 0x7F)]
+    var rest = value >> 7
+    while rest != 0 {
+      rest -= 1
+      bytes.append(0x80 | UInt8(rest & 0x7F))
+      rest >>= 7
+    }
+    out.append(contentsOf: bytes.reversed())
+  }
+
+  static func readUInt32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+    bytes.withUnsafeBufferPointer { readUInt32($0.baseAddress!, offset) }
+  }
+
+  static func readUInt32(_ base: UnsafePointer<UInt8>, _ offset: Int) -> UInt32 {
+    UInt32(bigEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self))
+  }
+
+  private static func readUInt16(_ base: UnsafePointer<UInt8>, _ offset: Int) -> UInt16 {
+    UInt16(base[offset]) << 8 | UInt16(base[offset + 1])
+  }
+
+  private static func bigEndianBytes(_ value: UInt32) -> [UInt8] {
+    [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+  }
+
+  fileprivate static func appendUInt32(_ out: inout [UInt8], _ value: UInt32) {
+    out.append(contentsOf: bigEndianBytes(value))
+  }
+}
+
+/// The `TREE` extension (git's cache-tree): tree ids of directories whose entries have not changed since.
+enum CacheTree {
+  private struct Node {
+    var name: [UInt8]
+    var entryCount: Int
+    var id: [UInt8]?
+    var children: [Node]
+  }
+
+  /// Re-encodes `data` with, for each of `paths`, every ancestor directory invalidated (entry count -1, no id)
+  /// and a subtree named by the path itself dropped: exactly what git's `cache_tree_invalidate_path` does.
+  static func invalidating(_ data: ArraySlice<UInt8>, paths: [[UInt8]]) throws -> [UInt8] {
+    let bytes = Array(data)
+    var cursor = 0
+    guard !bytes.isEmpty else { return [] }
+    var root = try parse(bytes, &cursor)
+    guard cursor == bytes.count else { throw IndexNotHandled(reason: "trailing bytes in TREE") }
+    for path in paths {
+      invalidate(&root, path.split(separator: 0x2F, omittingEmptySubsequences: false)[...])
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    serialize(root, into: &out)
+    return out
+  }
+
+  private static func parse(_ bytes: [UInt8], _ cursor: inout Int) throws -> Node {
+    func fail() -> IndexNotHandled { IndexNotHandled(reason: "malformed TREE extension") }
+    guard let nul = bytes[cursor...].firstIndex(of: 0) else { throw fail() }
+    let name = Array(bytes[cursor..<nul])
+    cursor = nul + 1
+    guard let space = bytes[cursor...].firstIndex(of: 0x20), let newline = bytes[space...].firstIndex(of: 0x0A),
+      let count = Int(String(decoding: bytes[cursor..<space], as: UTF8.self)),
+      let subtrees = Int(String(decoding: bytes[(space + 1)..<newline], as: UTF8.self)), subtrees >= 0
+    else { throw fail() }
+    cursor = newline + 1
+    var id: [UInt8]?
+    if count >= 0 {
+      guard cursor + 20 <= bytes.count else { throw fail() }
+      id = Array(bytes[cursor..<(cursor + 20)])
+      cursor += 20
+    }
+    var children: [Node] = []
+    for _ in 0..<subtrees { children.append(try parse(bytes, &cursor)) }
+    return Node(name: name, entryCount: count, id: id, children: children)
+  }
+
+  private static func invalidate(_ node: inout Node, _ components: ArraySlice<ArraySlice<UInt8>>) {
+    node.entryCount = -1
+    node.id = nil
+    guard let first = components.first else { return }
+    guard let index = node.children.firstIndex(where: { $0.name.elementsEqual(first) }) else { return }
+    if components.count == 1 {
+      node.children.remove(at: index)
+    } else {
+      invalidate(&node.children[index], components.dropFirst())
+    }
+  }
+
+  private static func serialize(_ node: Node, into out: inout [UInt8]) {
+    out.append(contentsOf: node.name)
+    out.append(0)
+    out.append(contentsOf: Array("\(node.entryCount) \(node.children.count)\n".utf8))
+    if let id = node.id { out.append(contentsOf: id) }
+    for child in node.children { serialize(child, into: &out) }
+  }
+}

@@ -1,0 +1,202 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reads and writes `.git/index` for `IndexFile`, keeping the last verified bytes in memory.
+///
+/// Re-reading and re-hashing a 7 MB index on every save of a long-lived process is most of a save's cost, so the
+/// bytes we read or wrote last are kept together with the file's stat identity; while the file on disk still has
+/// that identity (same inode, size, mtime and ctime) the cached bytes are used without touching the file.
+/// Anyone else replacing the index (git, libgit2) writes a new file and renames it, which changes the inode.
+enum IndexFileStore {
+  /// What identifies one version of the file on disk.
+  struct Identity: Equatable {
+    var dev: UInt64
+    var ino: UInt64
+    var size: Int64
+    var mtimeSeconds: Int
+    var mtimeNanoseconds: Int
+    var ctimeSeconds: Int
+    var ctimeNanoseconds: Int
+
+    init(_ info: stat) {
+      dev = UInt64(info.st_dev)
+      ino = UInt64(info.st_ino)
+      size = Int64(info.st_size)
+      mtimeSeconds = Int(info.st_mtim.tv_sec)
+      mtimeNanoseconds = Int(info.st_mtim.tv_nsec)
+      ctimeSeconds = Int(info.st_ctim.tv_sec)
+      ctimeNanoseconds = Int(info.st_ctim.tv_nsec)
+    }
+  }
+
+  /// A verified index with the identity of the file it came from.
+  struct Loaded {
+    var snapshot: IndexFile.Snapshot
+    var identity: Identity
+    /// Facts derived from the bytes, kept so that each save does not walk 100k entries again for them; nil
+    /// until computed.
+    var derived = Derived()
+  }
+
+  /// What `hasConflicts` and the attribute lookup found in one version of the file.
+  struct Derived {
+    /// Whether some entry has a conflict stage.
+    var hasConflicts: Bool?
+    /// The `.gitattributes` entries (see `IndexFile.entries(named:in:)`).
+    var attributeFiles: [IndexEntryRecord]?
+  }
+
+  /// One entry is enough: a process works on one repository at a time, and each entry holds a whole index.
+  private nonisolated(unsafe) static var cache: (path: String, loaded: Loaded)?
+  private static let cacheLock = NSLock()
+
+  /// How many times an index was read from disk and verified (tests check that the cache is used).
+  nonisolated(unsafe) static var diskReads = 0
+  /// How many index files this process wrote (tests check that the patcher, not libgit2, wrote them).
+  nonisolated(unsafe) static var writes = 0
+
+  /// Why loading did not give a usable snapshot.
+  enum LoadFailure: Error {
+    /// No index file yet (libgit2 creates one).
+    case missing
+    /// The trailing checksum does not match (or the file is too short): leave it to libgit2 to refuse it.
+    case corrupt
+    /// open/read/fstat failed.
+    case io(GitError)
+  }
+
+  /// The verified contents of the index at `path`, from the cache when the file has not changed since.
+  static func load(_ path: String) -> Result<Loaded, LoadFailure> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 {
+      if errno == ENOENT { return .failure(.missing) }
+      return .failure(.io(posixError("open(\(path))")))
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { return .failure(.io(posixError("fstat(\(path))"))) }
+    let identity = Identity(info)
+    cacheLock.lock()
+    let cached = cache
+    cacheLock.unlock()
+    if let cached, cached.path == path, cached.loaded.identity == identity { return .success(cached.loaded) }
+
+    let size = Int(info.st_size)
+    var bytes = [UInt8](repeating: 0, count: size)
+    var done = 0
+    let failed = bytes.withUnsafeMutableBytes { buffer -> Bool in
+      while done < size {
+        let n = read(fd, buffer.baseAddress! + done, size - done)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return true }
+        done += n
+      }
+      return false
+    }
+    if failed { return .failure(.io(posixError("read(\(path))"))) }
+    guard let snapshot = IndexFile.verify(bytes) else { return .failure(.corrupt) }
+    let loaded = Loaded(snapshot: snapshot, identity: identity)
+    remember(path, loaded)
+    cacheLock.lock()
+    diskReads += 1
+    cacheLock.unlock()
+    return .success(loaded)
+  }
+
+  /// Whether the index at `path` has conflict entries; nil when the file is missing, corrupt or unusual, and
+  /// libgit2 should be asked instead. Reads through the cache, so the save that usually follows reuses the bytes.
+  static func hasConflicts(_ path: String) -> Bool? {
+    guard case .success(let loaded) = load(path) else { return nil }
+    if let known = loaded.derived.hasConflicts { return known }
+    guard let answer = try? IndexFile.hasConflicts(loaded.snapshot) else { return nil }
+    record(path, loaded.identity) { $0.hasConflicts = answer }
+    return answer
+  }
+
+  /// The `.gitattributes` entries of `loaded` (read from the index file at `path`), computed once per version.
+  static func attributeFiles(_ path: String, _ loaded: Loaded) throws -> [IndexEntryRecord] {
+    if let known = loaded.derived.attributeFiles { return known }
+    let found = try IndexFile.entries(named: ".gitattributes", in: loaded.snapshot)
+    record(path, loaded.identity) { $0.attributeFiles = found }
+    return found
+  }
+
+  /// Updates the cached facts if the cache still holds that version of the file.
+  private static func record(_ path: String, _ identity: Identity, _ update: (inout Derived) -> Void) {
+    cacheLock.lock()
+    defer { cacheLock.unlock() }
+    guard var cached = cache, cached.path == path, cached.loaded.identity == identity else { return }
+    update(&cached.loaded.derived)
+    cache = cached
+  }
+
+  /// Writes `bytes` with git's lock protocol: `index.lock` created exclusively (an existing one fails with
+  /// `GitError.isLocked` and is left alone), written, then renamed over the index. The written version is cached.
+  static func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived()) throws {
+    let lockPath = path + ".lock"
+    let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    if fd < 0 {
+      if errno == EEXIST {
+        throw GitError(
+          function: "git_index_write", code: GitError.lockedCode,
+          message: "\(lockPath) exists: another git process is running, or one crashed and left it behind")
+      }
+      throw posixError("open(\(lockPath))")
+    }
+    var renamed = false
+    defer {
+      close(fd)
+      if !renamed { unlink(lockPath) }
+    }
+    var done = 0
+    try bytes.withUnsafeBytes { buffer in
+      while done < buffer.count {
+        let n = posixWrite(fd, buffer.baseAddress! + done, buffer.count - done)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { throw posixError("write(\(lockPath))") }
+        done += n
+      }
+    }
+    guard rename(lockPath, path) == 0 else { throw posixError("rename(\(lockPath), \(path))") }
+    renamed = true
+    cacheLock.lock()
+    writes += 1
+    cacheLock.unlock()
+    // fstat on our descriptor, not lstat on the path: if someone replaced the file right after our rename, the
+    // cache must describe our inode, which then no longer matches the path and is ignored.
+    var info = stat()
+    if fstat(fd, &info) == 0 {
+      remember(
+        path, Loaded(snapshot: IndexFile.Snapshot(bytes: bytes, checkpoints: checkpoints), identity: .init(info)))
+    } else {
+      forget()
+    }
+  }
+
+  /// Drops the cached bytes (tests; or after a write whose result we could not identify).
+  static func forget() {
+    cacheLock.lock()
+    cache = nil
+    cacheLock.unlock()
+  }
+
+  private static func remember(_ path: String, _ loaded: Loaded) {
+    cacheLock.lock()
+    cache = (path, loaded)
+    cacheLock.unlock()
+  }
+
+  static func posixError(_ function: String) -> GitError {
+    GitError(function: function, code: -1, message: String(cString: strerror(errno)))
+  }
+}
+
+/// `write(2)`; a file-scope name so that `IndexFileStore.write` does not shadow it.
+private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+  write(fd, buffer, count)
+}
