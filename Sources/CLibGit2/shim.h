@@ -5,6 +5,7 @@
 #define GIT_DEPRECATE_HARD 1
 #include <git2.h>
 #include <git2/sys/merge.h>
+#include <git2/sys/repository.h>
 
 // git_libgit2_opts is variadic, which Swift cannot call; one typed wrapper per option GitKit uses.
 

@@ -370,7 +370,7 @@ enum IndexFile {
           end = nul
           next = nul + 1
         }
-        let matches = try withPath(base, start, start < 0 ? path.count : end - start, path) { current -> Bool in
+        let matches = withPath(base, start, start < 0 ? path.count : end - start, path) { current -> Bool in
           guard flags & 0x3000 == 0, current.count >= suffix.count,
             current.count == suffix.count || current[current.count - suffix.count - 1] == 0x2F
           else { return false }

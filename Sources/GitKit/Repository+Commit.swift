@@ -195,13 +195,12 @@ extension Repository {
   /// Hashing a work-tree file applies its filters, and libgit2 looks for `.gitattributes` in the index too, for
   /// which it loads the whole index (~60 ms at 100k entries): exactly the cost the patcher exists to avoid. The
   /// attribute files libgit2 can see are the same, so the filters are the same. A separate handle, because
-  /// replacing this one's index would orphan the index object `Repository` keeps. `git_repository_set_index` is
-  /// in `git2/sys/repository.h`, which the module map does not include, hence the lookup by name; without it, or
-  /// on any failure here, `body` gets this repository and libgit2 loads the index as before.
+  /// replacing this one's index would orphan the index object `Repository` keeps. On any failure here, `body` gets
+  /// this repository and libgit2 loads the index as before.
   private func withAttributesOnlyIndex(
     _ attributes: [IndexEntryRecord]?, _ body: (_ hashing: OpaquePointer) throws -> Void
   ) throws {
-    guard let setIndex = Self.setRepositoryIndex, let attributes else { return try body(pointer) }
+    guard let attributes else { return try body(pointer) }
     hashingHandleLock.lock()
     defer { hashingHandleLock.unlock() }
     // Reused while this Repository lives: opening one reads the config files each time (~1 ms per save).
@@ -227,18 +226,9 @@ extension Repository {
       }
       if added < 0 { return try body(pointer) }
     }
-    guard setIndex(handle, tiny) == 0 else { return try body(pointer) }
+    guard git_repository_set_index(handle, tiny) == 0 else { return try body(pointer) }
     try body(handle)
   }
-
-  private typealias SetIndexFunction = @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
-
-  private static let setRepositoryIndex: SetIndexFunction? = {
-    guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "git_repository_set_index") else {
-      return nil
-    }
-    return unsafeBitCast(symbol, to: SetIndexFunction.self)
-  }()
 
   /// Best effort, like `restore(_:in:)`: the branch update already failed, and that is the error worth reporting.
   private func restore(

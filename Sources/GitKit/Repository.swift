@@ -130,7 +130,9 @@ public final class Repository {
 
   /// True when the index has conflict entries (stages 1-3), e.g. after a merge stopped on conflicts.
   public func hasConflicts() throws -> Bool {
-    git_index_has_conflicts(try index()) != 0
+    // The file on disk is what libgit2 would re-read anyway; scanning its bytes avoids loading 100k entries.
+    if let answer = IndexFileStore.hasConflicts(gitDirectory.appendingPathComponent("index").path) { return answer }
+    return git_index_has_conflicts(try index()) != 0
   }
 
   /// The repository's index, re-read from disk only when the file changed since we last read or wrote it.
