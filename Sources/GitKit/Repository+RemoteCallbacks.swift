@@ -136,7 +136,15 @@ final class RemoteCallbackContext {
         kind: .certificate, remote: remote,
         underlying: GitError(function: function, code: rc, message: certificateFailure))
     }
-    if rc == GIT_EAUTH.rawValue { return RemoteError(kind: .authentication, remote: remote, underlying: gitError) }
+    if rc == GIT_EAUTH.rawValue {
+      // An ssh server that gives up on a client (sshd's MaxAuthTries) drops the connection before libgit2 asks the
+      // callback again, so libssh2's text ("Failed getting response") would be all the user sees; say what was tried.
+      guard !offered.isEmpty else { return RemoteError(kind: .authentication, remote: remote, underlying: gitError) }
+      let message =
+        "authentication to \(url) failed (tried \(offered.joined(separator: ", "))): \(gitError.message)"
+      return RemoteError(
+        kind: .authentication, remote: remote, underlying: GitError(function: function, code: rc, message: message))
+    }
     if rc == GIT_ECERTIFICATE.rawValue { return RemoteError(kind: .certificate, remote: remote, underlying: gitError) }
     if Self.isMissingLocalPath(url) {
       // libgit2 takes a path it cannot find for an unknown URL scheme; for nb it is a disk that is not mounted.
