@@ -174,6 +174,14 @@ final class RemoteCallbackContext {
     return !FileManager.default.fileExists(atPath: path)
   }
 
+  /// The port of an `ssh://` URL when it is not ssh's default 22 (scp-like `user@host:path` URLs have none).
+  static func sshPort(_ url: String) -> Int? {
+    guard url.hasPrefix("ssh://") || url.hasPrefix("ssh+git://") || url.hasPrefix("git+ssh://"),
+      let port = URLComponents(string: url)?.port, port != 22
+    else { return nil }
+    return port
+  }
+
   /// libgit2 files some connection failures under other classes (ssh's socket, the local transport's missing
   /// path), so the text decides for those.
   static func looksUnreachable(_ message: String) -> Bool {
@@ -231,10 +239,13 @@ private let certificateCallback: git_transport_certificate_check_cb = { cert, va
       while base64.hasSuffix("=") { base64.removeLast() }
       fingerprint = " (SHA256:\(base64))"
     }
+    // Without the port the advice would fetch the key of the server on port 22, which is not this one.
+    let portOption = RemoteCallbackContext.sshPort(context.url).map { "-p \($0) " } ?? ""
     context.hostKeyFailure =
       "the ssh host key of \(hostName)\(fingerprint) is not trusted: it is missing from ~/.ssh/known_hosts or "
-      + "differs from the one recorded there. If you trust this server, connect once with `ssh \(hostName)` and "
-      + "accept the key (or add the output of `ssh-keyscan \(hostName)` to ~/.ssh/known_hosts), then retry."
+      + "differs from the one recorded there. If you trust this server, connect once with `ssh \(portOption)"
+      + "\(hostName)` and accept the key (or add the output of `ssh-keyscan \(portOption)\(hostName)` to "
+      + "~/.ssh/known_hosts), then retry."
     git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), context.hostKeyFailure)
   } else {
     context.certificateFailure = "the TLS certificate of \(hostName) did not verify"

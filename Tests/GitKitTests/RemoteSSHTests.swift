@@ -95,9 +95,13 @@ final class RemoteSSHTests: RemoteTestCase {
 
     // The fingerprint the message must name, as OpenSSH itself prints it.
     let keygen = try ProcessRunner.run(
-      "ssh-keygen", arguments: ["-l", "-E", "sha256", "-f", server.directory.appendingPathComponent(
-        "ssh_host_ed25519_key.pub"
-      ).path])
+      "ssh-keygen",
+      arguments: [
+        "-l", "-E", "sha256", "-f",
+        server.directory.appendingPathComponent(
+          "ssh_host_ed25519_key.pub"
+        ).path,
+      ])
     let fingerprint = try XCTUnwrap(
       keygen.stdout.split(separator: " ").first(where: { $0.hasPrefix("SHA256:") }).map(String.init))
 
@@ -112,7 +116,9 @@ final class RemoteSSHTests: RemoteTestCase {
         XCTAssertEqual(remoteError?.kind, .hostKey, "\(what): \(error)")
         let message = remoteError?.underlying.message ?? ""
         XCTAssertTrue(message.contains("known_hosts"), "\(what): \(message)")
-        XCTAssertTrue(message.contains("ssh-keyscan"), "\(what) should say how to trust the key: \(message)")
+        XCTAssertTrue(
+          message.contains("`ssh-keyscan -p \(server.port) 127.0.0.1`"),
+          "\(what) should say how to trust the key, port included: \(message)")
         XCTAssertTrue(message.contains(fingerprint), "\(what) should name \(fingerprint): \(message)")
       }
     }
@@ -124,9 +130,16 @@ final class RemoteSSHTests: RemoteTestCase {
     XCTAssertEqual(try remote.run("for-each-ref", "--format=%(refname) %(objectname)"), remoteBefore)
     XCTAssertEqual(try remote.revParse("main"), theirs)
 
-    // Following the advice (the known_hosts line ssh-keyscan would print) makes the same fetch work.
-    try Data((server.knownHostsLine + "\n").utf8).write(to: home.appendingPathComponent(".ssh/known_hosts"))
-    XCTAssertEqual(try repo.fetch(remote: "origin", credentials: keyFile).updatedReferences.map(\.new), [try id(theirs)])
+    // Following the advice literally (OpenSSH's ssh-keyscan, its output added to known_hosts) makes the fetch work.
+    let scan = try ProcessRunner.run(
+      "ssh-keyscan", arguments: ["-p", String(server.port), "-t", "ed25519", "127.0.0.1"], timeout: 30)
+    XCTAssertTrue(scan.succeeded, scan.stderr)
+    let knownHosts = try FileHandle(forWritingTo: home.appendingPathComponent(".ssh/known_hosts"))
+    try knownHosts.seekToEnd()
+    try knownHosts.write(contentsOf: scan.stdoutData)
+    try knownHosts.close()
+    XCTAssertEqual(
+      try repo.fetch(remote: "origin", credentials: keyFile).updatedReferences.map(\.new), [try id(theirs)])
   }
 
   func testChangedHostKeyIsRefused() throws {

@@ -65,7 +65,9 @@ final class SyncTableSSHTests: SyncTableScenarios {
     XCTAssertNotEqual(refused.status, 0, "an untrusted host must not look like success")
     XCTAssertNotEqual(refused.status, 3, "an untrusted host key is not 'offline'")
     XCTAssertTrue(refused.stderr.contains("known_hosts"), refused.stderr)
-    XCTAssertTrue(refused.stderr.contains("ssh-keyscan"), "the message should say how to trust it: \(refused.stderr)")
+    XCTAssertTrue(
+      refused.stderr.contains("ssh-keyscan -p \(server!.port) 127.0.0.1"),
+      "the message should say how to trust it: \(refused.stderr)")
     XCTAssertEqual(try a.fullSnapshot(), before, "a refused sync changed the device")
     XCTAssertEqual(try bareGit.run("for-each-ref", "--format=%(refname) %(objectname)"), remoteBefore)
 
@@ -81,7 +83,9 @@ final class SyncTableSSHTests: SyncTableScenarios {
     try share([Seed(title: "Alpha", content: Self.fiveLines)])
     try b.add("Beta", content: "from the desktop\n")
     let ssh = b.runner.home.appendingPathComponent(".ssh")
-    for name in ["id_ed25519", "id_ed25519.pub"] { try FileManager.default.removeItem(at: ssh.appendingPathComponent(name)) }
+    for name in ["id_ed25519", "id_ed25519.pub"] {
+      try FileManager.default.removeItem(at: ssh.appendingPathComponent(name))
+    }
     try SSHServer.generateKey(at: ssh.appendingPathComponent("id_ed25519"))
     let before = try b.fullSnapshot()
     let remoteBefore = try bareGit.run("for-each-ref", "--format=%(refname) %(objectname)")
