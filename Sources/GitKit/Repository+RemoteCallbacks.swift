@@ -136,7 +136,15 @@ final class RemoteCallbackContext {
         kind: .certificate, remote: remote,
         underlying: GitError(function: function, code: rc, message: certificateFailure))
     }
-    if rc == GIT_EAUTH.rawValue { return RemoteError(kind: .authentication, remote: remote, underlying: gitError) }
+    if rc == GIT_EAUTH.rawValue {
+      // An ssh server that gives up on a client (sshd's MaxAuthTries) drops the connection before libgit2 asks the
+      // callback again, so libssh2's text ("Failed getting response") would be all the user sees; say what was tried.
+      guard !offered.isEmpty else { return RemoteError(kind: .authentication, remote: remote, underlying: gitError) }
+      let message =
+        "authentication to \(url) failed (tried \(offered.joined(separator: ", "))): \(gitError.message)"
+      return RemoteError(
+        kind: .authentication, remote: remote, underlying: GitError(function: function, code: rc, message: message))
+    }
     if rc == GIT_ECERTIFICATE.rawValue { return RemoteError(kind: .certificate, remote: remote, underlying: gitError) }
     if Self.isMissingLocalPath(url) {
       // libgit2 takes a path it cannot find for an unknown URL scheme; for nb it is a disk that is not mounted.
@@ -164,6 +172,14 @@ final class RemoteCallbackContext {
       return false
     }
     return !FileManager.default.fileExists(atPath: path)
+  }
+
+  /// The port of an `ssh://` URL when it is not ssh's default 22 (scp-like `user@host:path` URLs have none).
+  static func sshPort(_ url: String) -> Int? {
+    guard url.hasPrefix("ssh://") || url.hasPrefix("ssh+git://") || url.hasPrefix("git+ssh://"),
+      let port = URLComponents(string: url)?.port, port != 22
+    else { return nil }
+    return port
   }
 
   /// libgit2 files some connection failures under other classes (ssh's socket, the local transport's missing
@@ -223,10 +239,13 @@ private let certificateCallback: git_transport_certificate_check_cb = { cert, va
       while base64.hasSuffix("=") { base64.removeLast() }
       fingerprint = " (SHA256:\(base64))"
     }
+    // Without the port the advice would fetch the key of the server on port 22, which is not this one.
+    let portOption = RemoteCallbackContext.sshPort(context.url).map { "-p \($0) " } ?? ""
     context.hostKeyFailure =
       "the ssh host key of \(hostName)\(fingerprint) is not trusted: it is missing from ~/.ssh/known_hosts or "
-      + "differs from the one recorded there. If you trust this server, connect once with `ssh \(hostName)` and "
-      + "accept the key (or add the output of `ssh-keyscan \(hostName)` to ~/.ssh/known_hosts), then retry."
+      + "differs from the one recorded there. If you trust this server, connect once with `ssh \(portOption)"
+      + "\(hostName)` and accept the key (or add the output of `ssh-keyscan \(portOption)\(hostName)` to "
+      + "~/.ssh/known_hosts), then retry."
     git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), context.hostKeyFailure)
   } else {
     context.certificateFailure = "the TLS certificate of \(hostName) did not verify"
