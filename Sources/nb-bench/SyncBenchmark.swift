@@ -50,7 +50,7 @@ func syncBenchmark(options: Options) throws {
     rows.append(
       Row(
         name: "nb sync, \(changed) of \(notes) notes changed on each side (conflicts resolved)", p50: nbP50,
-        p95: percentile(nbTimes, 0.95), versus: String(format: "%.1f× faster", gitP50 / nbP50)))
+        p95: percentile(nbTimes, 0.95), versus: ratio(gitP50, nbP50)))
   }
 
   // A sync with nothing to do, on a large repository over file://.

@@ -128,6 +128,12 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
   return sorted[index]
 }
 
+/// "2.9× faster" or "2.5× slower": how `measured` compares with the `baseline` (the git CLI's time).
+func ratio(_ baseline: Double, _ measured: Double) -> String {
+  baseline >= measured
+    ? String(format: "%.1f× faster", baseline / measured) : String(format: "%.1f× slower", measured / baseline)
+}
+
 func ms(_ seconds: Double) -> String { String(format: "%.1f", seconds * 1000) }
 
 func selfMaxRSSKiB() -> Int {
@@ -197,7 +203,7 @@ func xwmxAdd(_ script: String, root: String, count: Int, samples: Int, gitP50: D
   let p50 = percentile(times, 0.5)
   return Row(
     name: "xwmx/nb add (bash, its own notebook of the same size)", p50: p50, p95: percentile(times, 0.95),
-    versus: String(format: "%.1f× faster", gitP50 / p50))
+    versus: ratio(gitP50, p50))
 }
 
 struct Row {
@@ -263,7 +269,7 @@ func benchmark(size: Int, options: Options) throws {
   rows.append(
     Row(
       name: "library: createNote", p50: percentile(libraryAdd, 0.5), p95: percentile(libraryAdd, 0.95),
-      versus: String(format: "%.1f× faster", gitP50 / percentile(libraryAdd, 0.5))))
+      versus: ratio(gitP50, percentile(libraryAdd, 0.5))))
   let target = try notes.resolve("area-3/topic-4/note-43.md")
   var libraryEdit: [Double] = []
   for i in 0..<samples {
@@ -272,7 +278,7 @@ func benchmark(size: Int, options: Options) throws {
   rows.append(
     Row(
       name: "library: update (append)", p50: percentile(libraryEdit, 0.5), p95: percentile(libraryEdit, 0.95),
-      versus: String(format: "%.1f× faster", gitEditP50 / percentile(libraryEdit, 0.5))))
+      versus: ratio(gitEditP50, percentile(libraryEdit, 0.5))))
 
   // Whole nb processes.
   func nbRuns(_ name: String, versus: Double?, _ arguments: (Int) -> [String]) {
@@ -286,7 +292,7 @@ func benchmark(size: Int, options: Options) throws {
     rows.append(
       Row(
         name: name, p50: p50, p95: percentile(times, 0.95), rssKiB: rss,
-        versus: versus.map { String(format: "%.1f× faster", $0 / p50) } ?? ""))
+        versus: versus.map { ratio($0, p50) } ?? ""))
   }
   nbRuns("nb add (process)", versus: gitP50) { ["add", "CLI \($0)", "--notebook", "area-4", "--content", "body"] }
   nbRuns("nb edit --append (process)", versus: gitEditP50) {
