@@ -73,18 +73,12 @@ extension Repository {
     guard configFlag("core.filemode") && configFlag("core.symlinks"), !suspicious else { return .notHandled }
     guard case .success(let loaded) = IndexFileStore.load(indexPath) else { return .notHandled }
 
-    let headID = try headCommitID()
-    var headCommit: OpaquePointer?
-    var headTree: OpaquePointer?
-    defer {
-      git_tree_free(headTree)
-      git_commit_free(headCommit)
-    }
-    if let headID {
-      var oid = headID.oid
-      try check("git_commit_lookup(HEAD)", git_commit_lookup(&headCommit, pointer, &oid))
-      try check("git_commit_tree(HEAD)", git_commit_tree(&headTree, headCommit))
-    }
+    let head = try HeadTree(of: self)
+    // The pointers below belong to `head`: keep it alive to the end of the scope, not just to its last use.
+    defer { withExtendedLifetime(head) {} }
+    let headID = head.id
+    let headCommit = head.commit
+    let headTree = head.tree
 
     // Hashing files (and racily clean entries) applies .gitattributes filters; see withAttributesOnlyIndex.
     var operations: [IndexPatchOperation] = []
@@ -308,18 +302,12 @@ extension Repository {
   private func commitUnchecked(paths: [String], message: String, author: Signature?, index: OpaquePointer) throws
     -> ObjectID?
   {
-    let headID = try headCommitID()
-    var headCommit: OpaquePointer?
-    var headTree: OpaquePointer?
-    defer {
-      git_tree_free(headTree)
-      git_commit_free(headCommit)
-    }
-    if let headID {
-      var oid = headID.oid
-      try check("git_commit_lookup(HEAD)", git_commit_lookup(&headCommit, pointer, &oid))
-      try check("git_commit_tree(HEAD)", git_commit_tree(&headTree, headCommit))
-    }
+    let head = try HeadTree(of: self)
+    // The pointers below belong to `head`: keep it alive to the end of the scope, not just to its last use.
+    defer { withExtendedLifetime(head) {} }
+    let headID = head.id
+    let headCommit = head.commit
+    let headTree = head.tree
 
     var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
     var indexChanged = false
@@ -560,3 +548,23 @@ private final class HashingHandle {
 /// `Repository` instances from using it at once.
 private nonisolated(unsafe) var hashingHandle: HashingHandle?
 private let hashingHandleLock = NSLock()
+
+/// HEAD's commit and its tree, looked up together and freed together (both nil on an unborn branch).
+private final class HeadTree {
+  let id: ObjectID?
+  private(set) var commit: OpaquePointer?
+  private(set) var tree: OpaquePointer?
+
+  init(of repository: Repository) throws {
+    id = try repository.headCommitID()
+    guard let id else { return }
+    var oid = id.oid
+    try check("git_commit_lookup(HEAD)", git_commit_lookup(&commit, repository.pointer, &oid))
+    try check("git_commit_tree(HEAD)", git_commit_tree(&tree, commit))
+  }
+
+  deinit {
+    git_tree_free(tree)
+    git_commit_free(commit)
+  }
+}
