@@ -126,12 +126,7 @@ enum IndexFile {
     isRacilyModified: (IndexEntryRecord) -> Bool = { _ in true }
   ) throws -> IndexPatchResult {
     let input = snapshot.bytes
-    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
-      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
-    }
-    let version = readUInt32(input, 4)
-    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
-    let entryCount = Int(readUInt32(input, 8))
+    let (version, entryCount) = try header(input)
     let ops = operations.sorted { lexicographicallyPrecedes($0.path, $1.path) }
     for i in ops.indices.dropFirst() where ops[i].path == ops[i - 1].path {
       throw IndexNotHandled(reason: "two operations for one path")
@@ -292,12 +287,7 @@ enum IndexFile {
   /// that a caller can ask before a save without loading the whole index into libgit2.
   static func hasConflicts(_ snapshot: Snapshot) throws -> Bool {
     let input = snapshot.bytes
-    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
-      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
-    }
-    let version = readUInt32(input, 4)
-    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
-    let entryCount = Int(readUInt32(input, 8))
+    let (version, entryCount) = try header(input)
     let bodyEnd = input.count - 20
     return try input.withUnsafeBufferPointer { buffer in
       let base = buffer.baseAddress!
@@ -331,12 +321,7 @@ enum IndexFile {
   /// modes; stat fields are left zero.
   static func entries(named name: String, in snapshot: Snapshot) throws -> [IndexEntryRecord] {
     let input = snapshot.bytes
-    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
-      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
-    }
-    let version = readUInt32(input, 4)
-    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
-    let entryCount = Int(readUInt32(input, 8))
+    let (version, entryCount) = try header(input)
     let bodyEnd = input.count - 20
     let suffix = Array(name.utf8)
     var found: [IndexEntryRecord] = []
@@ -543,6 +528,16 @@ enum IndexFile {
 
   private static func lexicographicallyPrecedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { compare(a, $0) < 0 } }
+  }
+
+  /// The version and entry count from an index's header, after checking it is one this patcher reads.
+  private static func header(_ input: [UInt8]) throws -> (version: UInt32, entryCount: Int) {
+    guard input.count >= 32, input[0] == 0x44, input[1] == 0x49, input[2] == 0x52, input[3] == 0x43 else {
+      throw IndexNotHandled(reason: "not an index file (no DIRC signature)")
+    }
+    let version = readUInt32(input, 4)
+    guard (2...4).contains(version) else { throw IndexNotHandled(reason: "index version \(version)") }
+    return (version, Int(readUInt32(input, 8)))
   }
 
   private static func findNul(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int? {

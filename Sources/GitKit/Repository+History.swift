@@ -108,12 +108,7 @@ extension Repository {
 
   /// The id of the blob at `path` in `commit`'s tree; nil when absent or not a blob (a directory or submodule).
   public func blobID(at path: String, in commit: ObjectID) throws -> ObjectID? {
-    var oid = commit.oid
-    var gitCommit: OpaquePointer?
-    try check("git_commit_lookup(\(commit.hex))", git_commit_lookup(&gitCommit, pointer, &oid))
-    defer { git_commit_free(gitCommit) }
-    var tree: OpaquePointer?
-    try check("git_commit_tree", git_commit_tree(&tree, gitCommit))
+    let tree = try commitTree(commit)
     defer { git_tree_free(tree) }
     var entry: OpaquePointer?
     let rc = git_tree_entry_bypath(&entry, tree, path)

@@ -366,7 +366,8 @@ extension Repository {
 
   // MARK: Helpers
 
-  private func commitTree(_ commit: ObjectID) throws -> OpaquePointer {
+  /// `commit`'s tree; the caller frees it (`git_tree_free`).
+  func commitTree(_ commit: ObjectID) throws -> OpaquePointer {
     var oid = commit.oid
     var gitCommit: OpaquePointer?
     try check("git_commit_lookup(\(commit.short))", git_commit_lookup(&gitCommit, pointer, &oid))

@@ -16,11 +16,7 @@ struct Clone: ParsableCommand {
 
   func run() throws {
     let location = NoteRepository.locate(explicit: path ?? repository.directory)
-    do {
-      let notes = try NoteRepository.clone(url: url, to: location)
-      print("Cloned \(url) into \(Style.blue(notes.root.path)) (\(CommandCount.notes(try notes.allNotes().count)))")
-    } catch NoteStoreError.offline(let remote, let detail) {
-      throw CommandError.offline(NoteStoreError.offline(remote: remote, detail: detail).description)
-    }
+    let notes = try NoteRepository.clone(url: url, to: location)
+    print("Cloned \(url) into \(Style.blue(notes.root.path)) (\(CommandCount.notes(try notes.allNotes().count)))")
   }
 }

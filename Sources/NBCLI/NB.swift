@@ -49,8 +49,24 @@ extension NB {
   /// Runs nb with `arguments` (without the program name), accepting `--dir` before the subcommand too, as in
   /// `nb --dir ~/notes list` — the git-style habit — by moving leading global options after the subcommand.
   public static func main(arguments: [String]) {
-    main(hoistingGlobalOptions(arguments))
+    do {
+      var command = try parseAsRoot(hoistingGlobalOptions(arguments))
+      try command.run()
+    } catch let error as NoteStoreError {
+      // Whatever the command, an unreachable remote has its own exit status, so a script or a scheduler can tell
+      // "try again later" from a real failure.
+      if case .offline = error {
+        FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+        Foundation.exit(offlineStatus)
+      }
+      exit(withError: error)
+    } catch {
+      exit(withError: error)
+    }
   }
+
+  /// The exit status for "the remote cannot be reached": nothing was sent or received.
+  public static let offlineStatus: Int32 = 3
 
   static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
     var rest = arguments[...]

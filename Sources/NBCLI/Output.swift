@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import NoteStore
 
@@ -140,15 +139,6 @@ func readPipedStandardInput() throws -> String? {
 struct CommandError: Error, CustomStringConvertible {
   let description: String
   init(_ description: String) { self.description = description }
-
-  /// The exit status for "the remote cannot be reached": scripts and schedulers retry later on it.
-  static let offlineStatus: Int32 = 3
-
-  /// Prints the message as ArgumentParser prints errors and ends with ``offlineStatus``.
-  static func offline(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-    return ExitCode(offlineStatus)
-  }
 }
 
 /// A progress line on standard error, shown only on a terminal and only for work that lasts: it appears after

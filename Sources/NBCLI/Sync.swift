@@ -7,7 +7,7 @@ struct Sync: ParsableCommand {
     commandName: "sync",
     abstract: "Save pending edits, fetch, merge (conflicts by timestamp, nothing lost), push.",
     discussion:
-      "Exits with status 3 when the remote cannot be reached: nothing changed, commits wait for the next sync.")
+      "Exits with status 3 when the remote cannot be reached: nothing is sent or received; commits wait.")
 
   @Option(help: "The remote.") var remote = "origin"
   @Flag(help: "Say what would happen; change nothing.") var dryRun = false
@@ -43,12 +43,7 @@ struct Sync: ParsableCommand {
     let notes = try repository.open()
     var options = SyncOptions(remote: remote, dryRun: dryRun, force: force, allowUnrelated: allowUnrelated)
     if let device { options.device = device }
-    let summary: SyncSummary
-    do {
-      summary = try notes.sync(options)
-    } catch NoteStoreError.offline(let remote, let detail) {
-      throw CommandError.offline(NoteStoreError.offline(remote: remote, detail: detail).description)
-    }
+    let summary = try notes.sync(options)
     if output.json {
       return try printJSON(
         SummaryJSON(

@@ -223,7 +223,7 @@ extension NoteRepository {
   /// edit that was never committed is not lost without being asked.
   public func delete(_ note: Note, force: Bool = false) throws {
     try mutate { tx in
-      let files = [note.path] + RepoPaths.sidecars(of: note.path).filter { FileSystem.exists(absolute($0)) }
+      let files = noteFiles(note.path)
       if !force {
         let dirty = try gitCall { try git.status(paths: files) }.map(\.path)
         if !dirty.isEmpty {
@@ -232,7 +232,7 @@ extension NoteRepository {
           )
         }
       }
-      for file in files { try tx.remove(file) }
+      try tx.removeNote(note.path)
       tx.note(note.id)
       tx.subject = "delete \(note.path)"
     }
@@ -274,6 +274,11 @@ extension NoteRepository {
   }
 
   // MARK: - Helpers
+
+  /// A note's file and those of its sidecars that exist: what travels and goes with it.
+  func noteFiles(_ path: String) -> [String] {
+    [path] + RepoPaths.sidecars(of: path).filter { FileSystem.exists(absolute($0)) }
+  }
 
   /// Templates end `{{ content }}` with their own newline; piped input brings one too, which would double it.
   static func droppingFinalNewline(_ text: String) -> String {

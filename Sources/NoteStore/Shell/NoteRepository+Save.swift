@@ -123,23 +123,14 @@ extension NoteRepository {
         changes.append(FileChange(path: entry.path, kind: Self.kind(unstaged), staged: false))
       }
     }
-    let operation: String? =
-      switch try git.state {
-      case .none: nil
-      case .merge: "merge"
-      case .rebase: "rebase"
-      case .cherryPick: "cherry-pick"
-      case .revert: "revert"
-      case .bisect: "bisect"
-      case .applyMailbox: "am"
-      case .other: "unknown"
-      }
+    let operation = Self.operation(try git.state)?.name
     if let operation { warnings.append("git \(operation) in progress: nb will not commit until it is finished") }
     if try git.isHeadDetached { warnings.append("HEAD is detached: nb will not commit until a branch is checked out") }
     let indexLock = gitDirectory.appendingPathComponent("index.lock").path
     if FileSystem.exists(indexLock) { warnings.append(NoteStoreError.indexLocked(path: indexLock).description) }
-    for note in try allNotes() { if let warning = note.warning { warnings.append(warning) } }
-    for path in scanner.temporaryFiles() {
+    let scanned = scanner.notesAndTemporaryFiles(in: "", recursive: true)
+    for note in scanned.notes { if let warning = note.warning { warnings.append(warning) } }
+    for path in scanned.temporaryFiles {
       warnings.append("\(path) is a partial write left by an interrupted nb; nb never commits it, delete it")
     }
     let head = try gitCall { try git.headCommitID().map { CommitSummary(try git.commit($0)) } }

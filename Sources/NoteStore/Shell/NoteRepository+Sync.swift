@@ -65,6 +65,21 @@ public struct SyncSummary: Equatable, Sendable {
   public var backupRef: String?
   /// Whether this was a dry run.
   public var dryRun: Bool
+
+  /// Nothing done yet: up to date until the exchange says otherwise.
+  init(remoteBranch: String, dryRun: Bool) {
+    self.outcome = .upToDate
+    self.remoteBranch = remoteBranch
+    self.received = 0
+    self.sent = 0
+    self.saved = []
+    self.merged = []
+    self.conflicts = []
+    self.resurrected = []
+    self.warnings = []
+    self.backupRef = nil
+    self.dryRun = dryRun
+  }
 }
 
 extension NoteRepository {
@@ -130,6 +145,8 @@ extension NoteRepository {
     }
   }
 
+  /// Every remote operation's errors, mapped once: unreachable is `.offline` (its own exit status), the rest a
+  /// failed sync with libgit2's reason.
   private static func remoteCall<T>(_ remote: String, _ body: () throws -> T) throws -> T {
     do { return try body() } catch let error as RemoteError {
       if error.isNetwork { throw NoteStoreError.offline(remote: remote, detail: error.description) }
@@ -163,10 +180,7 @@ extension NoteRepository {
         t = try FrontMatter.removing("conflict_of", in: t)
         return t
       }
-      try tx.remove(copy.path)
-      for sidecar in RepoPaths.sidecars(of: copy.path) where FileSystem.exists(absolute(sidecar)) {
-        try tx.remove(sidecar)
-      }
+      try tx.removeNote(copy.path)
       let restored = try stampAndWrite(original.path, text: text, in: &tx, subject: "restore \(copy.path)")
       tx.subject = "restore conflict copy \(copy.path) -> \(original.path)"
       return restored
@@ -179,10 +193,7 @@ extension NoteRepository {
       throw NoteStoreError.invalidArgument("\(copy.path) is not a conflict copy (it has no conflict_of)")
     }
     try mutate { tx in
-      try tx.remove(copy.path)
-      for sidecar in RepoPaths.sidecars(of: copy.path) where FileSystem.exists(absolute(sidecar)) {
-        try tx.remove(sidecar)
-      }
+      try tx.removeNote(copy.path)
       tx.note(copy.id)
       tx.subject = "dismiss conflict copy \(copy.path)"
     }
@@ -294,12 +305,7 @@ extension NoteRepository {
   }
 
   private func fetch(_ options: SyncOptions) throws -> FetchResult {
-    do {
-      return try git.fetch(remote: options.remote, credentials: options.credentials)
-    } catch let error as RemoteError {
-      if error.isNetwork { throw NoteStoreError.offline(remote: options.remote, detail: error.description) }
-      throw NoteStoreError.syncFailed(error.description)
-    }
+    try Self.remoteCall(options.remote) { try git.fetch(remote: options.remote, credentials: options.credentials) }
   }
 
   /// Fetch, then up to date / fast-forward / merge. Pushing is the caller's.
@@ -307,9 +313,7 @@ extension NoteRepository {
     let fetched = try fetch(options)
     let target = try remoteBranch(for: branch, remote: options.remote, listing: fetched.listing)
     let label = "\(options.remote)/\(target)"
-    var summary = SyncSummary(
-      outcome: .upToDate, remoteBranch: target, received: 0, sent: 0, saved: [], merged: [], conflicts: [],
-      resurrected: [], warnings: [], backupRef: nil, dryRun: false)
+    var summary = SyncSummary(remoteBranch: target, dryRun: false)
     let local = try git.headCommitID()
     guard let remoteTip = try git.reference(named: "refs/remotes/\(options.remote)/\(target)") else {
       // An empty remote (or one without this branch): publish.
@@ -465,14 +469,10 @@ extension NoteRepository {
 
   /// Pushes; false when the remote moved meanwhile (the caller starts over), an error for any other refusal.
   private func push(_ options: SyncOptions, branch: String, remoteBranch: String) throws -> Bool {
-    let result: PushResult
-    do {
-      result = try git.push(
+    let result = try Self.remoteCall(options.remote) {
+      try git.push(
         remote: options.remote, refspecs: ["refs/heads/\(branch):refs/heads/\(remoteBranch)"],
         credentials: options.credentials)
-    } catch let error as RemoteError {
-      if error.isNetwork { throw NoteStoreError.offline(remote: options.remote, detail: error.description) }
-      throw NoteStoreError.syncFailed(error.description)
     }
     for reference in result.references {
       if case .rejectedByServer(let message) = reference.status {
@@ -489,17 +489,11 @@ extension NoteRepository {
 
   /// What a sync would do, from the remote's advertised refs alone: nothing is downloaded or changed.
   private func dryRun(_ options: SyncOptions, branch: String) throws -> SyncSummary {
-    let listing: RemoteListing
-    do {
-      listing = try git.listRemote(options.remote, credentials: options.credentials)
-    } catch let error as RemoteError {
-      if error.isNetwork { throw NoteStoreError.offline(remote: options.remote, detail: error.description) }
-      throw NoteStoreError.syncFailed(error.description)
+    let listing = try Self.remoteCall(options.remote) {
+      try git.listRemote(options.remote, credentials: options.credentials)
     }
     let target = try remoteBranch(for: branch, remote: options.remote, listing: listing)
-    var summary = SyncSummary(
-      outcome: .upToDate, remoteBranch: target, received: 0, sent: 0, saved: [], merged: [], conflicts: [],
-      resurrected: [], warnings: [], backupRef: nil, dryRun: true)
+    var summary = SyncSummary(remoteBranch: target, dryRun: true)
     summary.saved = try git.status().filter { RepoPaths.isNotePath($0.path) }.map(\.path)
     let local = try git.headCommitID()
     guard let remoteTip = listing.references["refs/heads/\(target)"] else {

@@ -244,29 +244,9 @@ public final class NoteRepository {
 
   /// Refuses to commit when git is mid-operation or HEAD is not a branch: committing then would be a guess.
   func checkCommittable() throws {
-    switch try git.state {
-    case .none: break
-    case .merge:
+    if let operation = Self.operation(try git.state) {
       throw NoteStoreError.unsafeGitState(
-        "the repository is in the middle of a git merge; finish it (git commit) or abort it (git merge --abort), then retry"
-      )
-    case .rebase:
-      throw NoteStoreError.unsafeGitState(
-        "the repository is in the middle of a git rebase; finish it (git rebase --continue) or abort it (git rebase --abort), then retry"
-      )
-    case .cherryPick:
-      throw NoteStoreError.unsafeGitState(
-        "the repository is in the middle of a git cherry-pick; finish or abort it (git cherry-pick --abort), then retry"
-      )
-    case .revert:
-      throw NoteStoreError.unsafeGitState(
-        "the repository is in the middle of a git revert; finish or abort it (git revert --abort), then retry")
-    case .bisect:
-      throw NoteStoreError.unsafeGitState("a git bisect is in progress; end it (git bisect reset), then retry")
-    case .applyMailbox:
-      throw NoteStoreError.unsafeGitState("a git am is in progress; finish or abort it (git am --abort), then retry")
-    case .other:
-      throw NoteStoreError.unsafeGitState("git is in the middle of an operation; finish or abort it, then retry")
+        "a git operation (\(operation.name)) is in progress; \(operation.advice), then retry")
     }
     if try git.isHeadDetached {
       throw NoteStoreError.unsafeGitState(
@@ -279,6 +259,20 @@ public final class NoteRepository {
     }
     let indexLock = gitDirectory.appendingPathComponent("index.lock").path
     if FileSystem.exists(indexLock) { throw NoteStoreError.indexLocked(path: indexLock) }
+  }
+
+  /// The git operation in progress, as people call it, and how to get out of it; nil when none is.
+  static func operation(_ state: RepositoryState) -> (name: String, advice: String)? {
+    switch state {
+    case .none: nil
+    case .merge: ("merge", "finish it (git commit) or abort it (git merge --abort)")
+    case .rebase: ("rebase", "finish it (git rebase --continue) or abort it (git rebase --abort)")
+    case .cherryPick: ("cherry-pick", "finish it (git cherry-pick --continue) or abort it (git cherry-pick --abort)")
+    case .revert: ("revert", "finish it (git revert --continue) or abort it (git revert --abort)")
+    case .bisect: ("bisect", "end it (git bisect reset)")
+    case .applyMailbox: ("am", "finish it (git am --continue) or abort it (git am --abort)")
+    case .other: ("unknown", "finish or abort it")
+    }
   }
 
   func commit(paths: [String], message: String) throws {
@@ -349,6 +343,11 @@ struct Transaction {
     try FileSystem.remove(full)
     undo.append { try? AtomicFile.write(old, to: URL(fileURLWithPath: full)) }
     touch(path)
+  }
+
+  /// Removes a note together with its sidecars.
+  mutating func removeNote(_ path: String) throws {
+    for file in repository.noteFiles(path) { try remove(file) }
   }
 
   /// Renames a file or directory (same file system, so it is atomic), recording the reverse move.

@@ -19,18 +19,33 @@ final class NoteScanner {
 
   /// Notes under `notebook` (`""` = root), in path order; only that directory unless `recursive`.
   func notes(in notebook: String, recursive: Bool) -> [Note] {
-    var notes: [Note] = []
-    // Entries written in the last two seconds may still change without moving mtime: don't trust those later.
-    let racyLimit = Int64((Date().timeIntervalSince1970 - 2) * 1_000_000_000)
-    scan(directory: notebook, recursive: recursive, racyLimit: racyLimit, into: &notes)
-    return notes.sorted { $0.path < $1.path }
+    notesAndTemporaryFiles(in: notebook, recursive: recursive).notes
   }
 
-  private func scan(directory: String, recursive: Bool, racyLimit: Int64, into notes: inout [Note]) {
+  /// The notes, and the temporary files left by nb processes killed mid-write (hidden, so listings never show
+  /// them; `nb status` reports them) — found in the same walk.
+  func notesAndTemporaryFiles(in notebook: String, recursive: Bool) -> (notes: [Note], temporaryFiles: [String]) {
+    var notes: [Note] = []
+    var temporaryFiles: [String] = []
+    // Entries written in the last two seconds may still change without moving mtime: don't trust those later.
+    let racyLimit = Int64((Date().timeIntervalSince1970 - 2) * 1_000_000_000)
+    scan(directory: notebook, recursive: recursive, racyLimit: racyLimit, into: &notes, temporaryFiles: &temporaryFiles)
+    return (notes.sorted { $0.path < $1.path }, temporaryFiles.sorted())
+  }
+
+  private func scan(
+    directory: String, recursive: Bool, racyLimit: Int64, into notes: inout [Note], temporaryFiles: inout [String]
+  ) {
     let full = directory.isEmpty ? root : root + "/" + directory
     var files: [(name: String, info: FileSystem.Info)] = []
     var children: [String] = []
-    for entry in FileSystem.entries(of: full) where !entry.name.hasPrefix(".") {
+    for entry in FileSystem.entries(of: full) {
+      if entry.name.hasPrefix(".") {
+        if entry.isRegular, AtomicFile.isTemporary(entry.name) {
+          temporaryFiles.append(RepoPaths.join(directory, entry.name))
+        }
+        continue
+      }
       if entry.isDirectory {
         children.append(entry.name)
       } else if entry.isRegular, entry.name.hasSuffix(".md"), let info = FileSystem.lstatInfo(full + "/" + entry.name) {
@@ -67,27 +82,12 @@ final class NoteScanner {
     }
     if recursive {
       for child in children {
-        scan(directory: RepoPaths.join(directory, child), recursive: true, racyLimit: racyLimit, into: &notes)
+        scan(
+          directory: RepoPaths.join(directory, child), recursive: true, racyLimit: racyLimit, into: &notes,
+          temporaryFiles: &temporaryFiles)
       }
     }
-  }
 
-  /// Temporary files left by nb processes killed mid-write (hidden, so listings never see them), in path order.
-  func temporaryFiles() -> [String] {
-    var found: [String] = []
-    func walk(_ directory: String) {
-      let full = directory.isEmpty ? root : root + "/" + directory
-      for entry in FileSystem.entries(of: full) {
-        let path = RepoPaths.join(directory, entry.name)
-        if entry.isRegular, AtomicFile.isTemporary(entry.name) {
-          found.append(path)
-        } else if entry.isDirectory, !entry.name.hasPrefix(".") {
-          walk(path)
-        }
-      }
-    }
-    walk("")
-    return found.sorted()
   }
 
   /// One cache file per directory, named by a hash of its path (paths may be long or hold any character).
