@@ -209,8 +209,13 @@ public enum InkCodec {
     func peekKind(_ scanner: InkJSONScanner) throws -> String {
       var probe = scanner
       var kind: String?
-      try probe.object { scanner, key in
-        if key == "k" { kind = try scanner.string() } else { _ = try scanner.rawValue(key) }
+      do {
+        try probe.object { scanner, key in
+          if key == "k" { kind = try scanner.string() } else { _ = try scanner.rawValue(key) }
+        }
+      } catch {
+        // A bad value after the kind is reported by the record's own parser, which knows what the key means.
+        if kind == nil { throw error }
       }
       guard let kind else { throw InkSyntaxError(message: "the record has no \"k\" (kind: \"s\" or \"page\")") }
       return kind
