@@ -1,0 +1,79 @@
+import CLibGit2
+import Foundation
+
+/// The outcome of `Repository.mergeTrees`.
+public enum TreeMergeResult: Sendable, Equatable {
+  /// Every path merged; the id of the merged tree, already written to the object database.
+  case merged(tree: ObjectID)
+  /// Some paths could not be merged; nothing was written. Sorted, each path once (for a rename conflict, every
+  /// path any of the three versions has).
+  case conflicts([String])
+}
+
+extension Repository {
+  /// Three-way merge of whole trees in memory (`git merge-tree`), without touching the index, the work tree or any
+  /// reference. Rename detection and merge drivers (`MergeDrivers`, chosen by the `merge` attribute) apply as in
+  /// `git merge`; files both sides changed get libgit2's line-level merge otherwise.
+  ///
+  /// Each id may name a tree or a commit (a commit stands for its tree), so the result of `writeTree`, a branch
+  /// tip and a `mergeBase` can be mixed freely.
+  ///
+  /// Which driver a path uses comes from this repository's `.gitattributes` in the work tree (then the index) and
+  /// `.git/info/attributes`, as libgit2 reads them at the time of the call, not from the trees being merged.
+  ///
+  /// - Parameter ancestor: the merge base; nil when the histories share none (every file is then add/add).
+  /// - Throws: `GitError` when an id names neither a tree nor a commit, or libgit2 (or a driver's blob read) fails.
+  public func mergeTrees(ancestor: ObjectID?, ours: ObjectID, theirs: ObjectID) throws -> TreeMergeResult {
+    let ancestorTree = try ancestor.map { try peeledTree($0) }
+    defer { git_object_free(ancestorTree) }
+    let ourTree = try peeledTree(ours)
+    defer { git_object_free(ourTree) }
+    let theirTree = try peeledTree(theirs)
+    defer { git_object_free(theirTree) }
+
+    var options = git_merge_options()
+    try check("git_merge_options_init", git_merge_options_init(&options, UInt32(GIT_MERGE_OPTIONS_VERSION)))
+    var index: OpaquePointer?
+    try check(
+      "git_merge_trees(\(ours.short), \(theirs.short))",
+      git_merge_trees(&index, pointer, ancestorTree, ourTree, theirTree, &options))
+    defer { git_index_free(index) }
+
+    if git_index_has_conflicts(index) != 0 {
+      return .conflicts(try conflictedPaths(index))
+    }
+    var out = git_oid()
+    try check("git_index_write_tree_to", git_index_write_tree_to(&out, index, pointer))
+    return .merged(tree: ObjectID(out))
+  }
+
+  /// The tree `id` names, directly or through a commit; the caller frees it (`git_object_free`).
+  private func peeledTree(_ id: ObjectID) throws -> OpaquePointer {
+    var oid = id.oid
+    var object: OpaquePointer?
+    try check("git_object_lookup(\(id.short))", git_object_lookup(&object, pointer, &oid, GIT_OBJECT_ANY))
+    defer { git_object_free(object) }
+    var tree: OpaquePointer?
+    try check("git_object_peel(\(id.short), tree)", git_object_peel(&tree, object, GIT_OBJECT_TREE))
+    return tree!
+  }
+
+  private func conflictedPaths(_ index: OpaquePointer?) throws -> [String] {
+    var iterator: OpaquePointer?
+    try check("git_index_conflict_iterator_new", git_index_conflict_iterator_new(&iterator, index))
+    defer { git_index_conflict_iterator_free(iterator) }
+    var paths = Set<String>()
+    while true {
+      var ancestor: UnsafePointer<git_index_entry>?
+      var ours: UnsafePointer<git_index_entry>?
+      var theirs: UnsafePointer<git_index_entry>?
+      let rc = git_index_conflict_next(&ancestor, &ours, &theirs, iterator)
+      if rc == GIT_ITEROVER.rawValue { break }
+      try check("git_index_conflict_next", rc)
+      for entry in [ancestor, ours, theirs] {
+        if let cPath = entry?.pointee.path { paths.insert(String(cString: cPath)) }
+      }
+    }
+    return paths.sorted()
+  }
+}
