@@ -46,6 +46,8 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
   case offline(remote: String, detail: String)
   /// A sync stopped before changing anything it could not finish (the message says why and what to do).
   case syncFailed(String)
+  /// An ink sidecar (or a file being imported) that cannot be read, with the file and line.
+  case malformedInk(path: String, line: Int, detail: String)
 
   /// The one-line message a person sees.
   public var description: String {
@@ -96,6 +98,8 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
         "cannot reach \(remote) (\(detail)); nothing was sent or received, your commits wait for the next 'nb sync'"
     case .syncFailed(let message):
       return message
+    case .malformedInk(let path, let line, let detail):
+      return "\(path):\(line): \(detail); fix or remove that line and retry (nothing was changed)"
     }
   }
 }

@@ -179,7 +179,43 @@ final class MergePolicyTests: XCTestCase {
     XCTAssertEqual(plain.tree, ["n.md": "mine\n", "n-2.md": "yours\n"])
   }
 
-  func testSidecarsTravelWithTheirNoteAndLaterUpdatedWins() {
+  func testInkDrawnOnBothSidesMergesStrokeByStroke() {
+    let header = #"{"nbink":1,"unit":"pt","q":{"xy":100,"t":1000,"wh":100,"o":1000,"f":1000,"ang":1000}}"# + "\n"
+    func line(_ id: String, _ order: String, _ color: String = "000000ff") -> String {
+      #"{"k":"s","id":""# + id + #"","ord":""# + order + #"","ink":"pen","rgba":""# + color
+        + #"","tf":[1,0,0,1,0,0],"x":[100,5],"y":[200,-5]}"# + "\n"
+    }
+    let base = tree([
+      "d/sketch.md": note(id, "2026-11-20T10:00:00Z", "ink\n"),
+      "d/sketch.ink.jsonl": header + line("shared", "a") + line("recoloured", "a1"),
+    ])
+    // Ours (later) adds a stroke and recolours one; theirs erases the shared stroke, recolours the same one and adds.
+    let ours = tree([
+      "d/sketch.md": note(id, "2026-11-21T10:00:00Z", "ink\n"),
+      "d/sketch.ink.jsonl": header + line("shared", "a") + line("recoloured", "a1", "ff0000ff") + line("mine", "b"),
+    ])
+    let theirs = tree([
+      "d/sketch.md": note(id, "2026-11-21T09:00:00Z", "ink\n"),
+      "d/sketch.ink.jsonl": header + line("recoloured", "a1", "00ff00ff") + line("yours", "c"),
+    ])
+    guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
+    XCTAssertEqual(Set(result.tree.keys), ["d/sketch.md", "d/sketch.ink.jsonl"])
+    XCTAssertEqual(
+      result.tree["d/sketch.ink.jsonl"],
+      header + line("recoloured", "a1", "ff0000ff") + line("mine", "b") + line("yours", "c"))
+    XCTAssertEqual(result.report.conflicts, [])
+    // Merging the other way round gives the same drawing; the later side (now theirs) wins the recolouring.
+    guard let flipped = resolve(base: base, ours: theirs, theirs: ours) else { return }
+    XCTAssertEqual(flipped.tree["d/sketch.ink.jsonl"], result.tree["d/sketch.ink.jsonl"])
+    // One side removed the whole sidecar, the other drew: what the other drew stays, erased strokes go.
+    let removed = tree(["d/sketch.md": note(id, "2026-11-21T09:00:00Z", "ink\n")])
+    guard let kept = resolve(base: base, ours: ours, theirs: removed) else { return }
+    XCTAssertEqual(
+      kept.tree["d/sketch.ink.jsonl"], header + line("recoloured", "a1", "ff0000ff") + line("mine", "b"))
+    XCTAssertEqual(kept.report.conflicts, [])
+  }
+
+  func testUnreadableSidecarsTravelWithTheirNoteAndTheLoserIsCopied() {
     let inkBase = "{\"nbink\":1}\n"
     let inkOurs = inkBase + "{\"k\":\"s\",\"id\":\"a\"}\n"
     let inkTheirs = inkBase + "{\"k\":\"s\",\"id\":\"b\"}\n"

@@ -125,8 +125,11 @@ public enum RepoPaths {
   /// The sidecar files that belong to a note and travel with it (same stem): ink today.
   public static func sidecars(of notePath: String) -> [String] {
     let base = notePath.hasSuffix(".md") ? String(notePath.dropLast(3)) : notePath
-    return [base + ".ink.jsonl"]
+    return [base + inkSuffix]
   }
+
+  /// How an ink sidecar's name ends.
+  public static let inkSuffix = ".ink.jsonl"
 
   /// Whether a repository-relative path is a note file nb manages.
   public static func isNotePath(_ path: String) -> Bool {

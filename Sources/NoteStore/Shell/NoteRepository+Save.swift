@@ -128,10 +128,16 @@ extension NoteRepository {
     if try git.isHeadDetached { warnings.append("HEAD is detached: nb will not commit until a branch is checked out") }
     let indexLock = gitDirectory.appendingPathComponent("index.lock").path
     if FileSystem.exists(indexLock) { warnings.append(NoteStoreError.indexLocked(path: indexLock).description) }
-    let scanned = scanner.notesAndTemporaryFiles(in: "", recursive: true)
+    let scanned = scanner.notesAndStrays(in: "", recursive: true)
     for note in scanned.notes { if let warning = note.warning { warnings.append(warning) } }
-    for path in scanned.temporaryFiles {
+    for path in scanned.strays.temporaryFiles {
       warnings.append("\(path) is a partial write left by an interrupted nb; nb never commits it, delete it")
+    }
+    for path in scanned.strays.orphanedInk {
+      let note = String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md"
+      warnings.append(
+        "\(path) is ink without a note (no \(note)); restore the note, or move the ink beside its note with the same name"
+      )
     }
     let head = try gitCall { try git.headCommitID().map { CommitSummary(try git.commit($0)) } }
     return RepositoryStatus(

@@ -19,30 +19,43 @@ final class NoteScanner {
 
   /// Notes under `notebook` (`""` = root), in path order; only that directory unless `recursive`.
   func notes(in notebook: String, recursive: Bool) -> [Note] {
-    notesAndTemporaryFiles(in: notebook, recursive: recursive).notes
+    notesAndStrays(in: notebook, recursive: recursive).notes
   }
 
-  /// The notes, and the temporary files left by nb processes killed mid-write (hidden, so listings never show
-  /// them; `nb status` reports them) — found in the same walk.
-  func notesAndTemporaryFiles(in notebook: String, recursive: Bool) -> (notes: [Note], temporaryFiles: [String]) {
-    var notes: [Note] = []
+  /// What one walk of the work tree finds besides notes: files `nb status` reports.
+  struct Strays {
+    /// Temporary files left by nb processes killed mid-write (hidden, so listings never show them).
     var temporaryFiles: [String] = []
+    /// Ink sidecars with no note of the same stem beside them.
+    var orphanedInk: [String] = []
+  }
+
+  /// The notes, and the stray files — found in the same walk.
+  func notesAndStrays(in notebook: String, recursive: Bool) -> (notes: [Note], strays: Strays) {
+    var notes: [Note] = []
+    var strays = Strays()
     // Entries written in the last two seconds may still change without moving mtime: don't trust those later.
     let racyLimit = Int64((Date().timeIntervalSince1970 - 2) * 1_000_000_000)
-    scan(directory: notebook, recursive: recursive, racyLimit: racyLimit, into: &notes, temporaryFiles: &temporaryFiles)
-    return (notes.sorted { $0.path < $1.path }, temporaryFiles.sorted())
+    scan(directory: notebook, recursive: recursive, racyLimit: racyLimit, into: &notes, strays: &strays)
+    strays.temporaryFiles.sort()
+    strays.orphanedInk.sort()
+    return (notes.sorted { $0.path < $1.path }, strays)
   }
 
   private func scan(
-    directory: String, recursive: Bool, racyLimit: Int64, into notes: inout [Note], temporaryFiles: inout [String]
+    directory: String, recursive: Bool, racyLimit: Int64, into notes: inout [Note], strays: inout Strays
   ) {
     let full = directory.isEmpty ? root : root + "/" + directory
     var files: [(name: String, info: FileSystem.Info)] = []
     var children: [String] = []
+    var inkStems: [String] = []
     for entry in FileSystem.entries(of: full) {
+      if entry.isRegular, entry.name.hasSuffix(RepoPaths.inkSuffix) {
+        inkStems.append(String(entry.name.dropLast(RepoPaths.inkSuffix.count)))
+      }
       if entry.name.hasPrefix(".") {
         if entry.isRegular, AtomicFile.isTemporary(entry.name) {
-          temporaryFiles.append(RepoPaths.join(directory, entry.name))
+          strays.temporaryFiles.append(RepoPaths.join(directory, entry.name))
         }
         continue
       }
@@ -50,6 +63,12 @@ final class NoteScanner {
         children.append(entry.name)
       } else if entry.isRegular, entry.name.hasSuffix(".md"), let info = FileSystem.lstatInfo(full + "/" + entry.name) {
         files.append((entry.name, info))
+      }
+    }
+    if !inkStems.isEmpty {
+      let noteNames = Set(files.map(\.name))
+      for stem in inkStems where !noteNames.contains(stem + ".md") {
+        strays.orphanedInk.append(RepoPaths.join(directory, stem + RepoPaths.inkSuffix))
       }
     }
     if !files.isEmpty {
@@ -84,7 +103,7 @@ final class NoteScanner {
       for child in children {
         scan(
           directory: RepoPaths.join(directory, child), recursive: true, racyLimit: racyLimit, into: &notes,
-          temporaryFiles: &temporaryFiles)
+          strays: &strays)
       }
     }
 

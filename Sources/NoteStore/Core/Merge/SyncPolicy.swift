@@ -65,6 +65,24 @@ public enum SyncPolicy {
     entry.metadata?.updated?.date ?? entry.version.commitTime
   }
 
+  /// Merges two changed ink sidecars stroke by stroke; a side without a sidecar counts as one whose strokes were all
+  /// erased. Nil when a side cannot be parsed: the caller then keeps the losing sidecar whole in a conflict copy.
+  /// `.merged(nil)` when one side removed the sidecar and nothing drawn is left.
+  static func mergeInk(base: Data?, ours: Data?, theirs: Data?, later: SyncSide) -> InkMergeOutcome {
+    let empty = InkCodec.serialize(InkDocument())
+    guard
+      let merged = InkMerge.merge(
+        base: base, ours: ours ?? empty, theirs: theirs ?? empty, later: later == .ours ? .ours : .theirs)
+    else { return .unreadable }
+    if merged == empty && (ours == nil || theirs == nil) { return .merged(nil) }
+    return .merged(merged)
+  }
+
+  enum InkMergeOutcome {
+    case merged(Data?)
+    case unreadable
+  }
+
   /// `yyyyMMddTHHmmssZ` in UTC.
   static func compactUTC(_ date: Date) -> String {
     let text = Timestamp(date: date, offsetSeconds: 0).rfc3339
@@ -262,17 +280,23 @@ struct PolicyRun {
       conflictReason = "the note is not UTF-8 text"
     }
 
+    let winnerSide = winner(ours: SyncPolicy.editTime(ours), theirs: SyncPolicy.editTime(theirs))
     var sidecar: Data?
     var sidecarConflict = false
     if ours.sidecar == theirs.sidecar || base?.sidecar == theirs.sidecar {
       sidecar = ours.sidecar
     } else if base?.sidecar == ours.sidecar {
       sidecar = theirs.sidecar
+    } else if case .merged(let inkMerged) = SyncPolicy.mergeInk(
+      base: base?.sidecar, ours: ours.sidecar, theirs: theirs.sidecar, later: winnerSide)
+    {
+      // Both drew (or erased): stroke by stroke, so neither device's strokes are lost and no copy is needed.
+      sidecar = inkMerged
+      merged = true
     } else {
       sidecarConflict = true
     }
 
-    let winnerSide = winner(ours: SyncPolicy.editTime(ours), theirs: SyncPolicy.editTime(theirs))
     let winner = winnerSide == .ours ? ours : theirs
     let loser = winnerSide == .ours ? theirs : ours
     let path: String

@@ -1,0 +1,116 @@
+import Foundation
+import GitKit
+
+/// A note's handwriting: read, change and import it; each change is one commit that also stamps the note's
+/// `updated`, so the sync policy resolves note and ink as one unit.
+extension NoteRepository {
+  /// The merge driver name `.gitattributes` gives ink sidecars.
+  public static let inkMergeDriver = "nb-ink"
+
+  /// Registers the ink merge driver with libgit2 for this process, so any libgit2 merge in it (`git_merge_trees`,
+  /// `git_merge`) merges sidecars stroke by stroke. Idempotent. Without edit times the driver keeps, for a stroke
+  /// changed on both sides, the version whose line sorts last; sync, which knows the times, uses `InkMerge` itself.
+  public static func registerInkMergeDriver() throws {
+    try MergeDrivers.register(name: inkMergeDriver) { input in
+      guard let ours = input.ours, let theirs = input.theirs else { return .conflict }
+      guard let merged = InkMerge.merge(base: input.ancestor, ours: ours, theirs: theirs, later: .unknown) else {
+        return .conflict
+      }
+      return .merged(merged)
+    }
+  }
+
+  /// The sidecar path of a note (whether or not it exists).
+  public func inkPath(of note: Note) -> String { RepoPaths.sidecars(of: note.path)[0] }
+
+  /// The note's ink, or nil when it has no sidecar. A sidecar that cannot be parsed is an error naming its line.
+  public func ink(of note: Note) throws -> InkDocument? {
+    let path = inkPath(of: note)
+    guard FileSystem.exists(absolute(path)) else { return nil }
+    return try Self.parseInk(try FileSystem.read(absolute(path)), path: path)
+  }
+
+  static func parseInk(_ data: Data, path: String) throws -> InkDocument {
+    do {
+      return try InkCodec.parse(data, file: path)
+    } catch let error as InkFormatError {
+      throw NoteStoreError.malformedInk(path: path, line: error.line, detail: error.message)
+    }
+  }
+
+  /// Writes `document` as the note's ink and commits it with the note (whose `updated` is stamped). Returns the
+  /// note afterwards. When the bytes would not change, nothing is written or committed. An empty document keeps an
+  /// empty sidecar (header only) rather than deleting it: removing ink is `removeInk`.
+  @discardableResult
+  public func saveInk(_ document: InkDocument, for note: Note, subject: String? = nil) throws -> Note {
+    try mutate { tx in
+      let path = inkPath(of: note)
+      let bytes = InkCodec.serialize(document)
+      let existing = FileSystem.exists(absolute(path)) ? try FileSystem.read(absolute(path)) : nil
+      guard bytes != existing else { return note }
+      try tx.write(path, bytes)
+      return try stampAndWrite(
+        note.path, text: try readText(note.path), in: &tx, subject: subject ?? "ink \(note.path)")
+    }
+  }
+
+  /// Reads, changes and saves the note's ink under the repository lock, so two writers never lose each other's
+  /// strokes. `change` gets the current drawing (empty when there is none). Returns the note afterwards.
+  @discardableResult
+  public func editInk(
+    of note: Note, subject: String, _ change: (inout InkDocument) throws -> Void
+  ) throws -> Note {
+    try withLock {
+      var document = try ink(of: note) ?? InkDocument()
+      try change(&document)
+      return try saveInk(document, for: note, subject: subject)
+    }
+  }
+
+  /// Adds an imported drawing to the note's ink (or replaces it with `replace`), in one commit. Imported pages are
+  /// added after the note's pages (with new ids if theirs are taken); imported strokes go on top of their page, with
+  /// new ids where an id is taken. Returns the note and the number of strokes added.
+  @discardableResult
+  public func importInk(
+    _ imported: InkDocument, into note: Note, replace: Bool, source: String
+  ) throws -> (note: Note, strokes: Int) {
+    let subject = "ink import \(source) into \(note.path)"
+    var added = 0
+    let saved = try editInk(of: note, subject: subject) { document in
+      if replace { document = InkDocument(scales: document.scales) }
+      document.add(imported)
+      added = imported.strokes.count
+    }
+    return (saved, added)
+  }
+}
+
+extension InkDocument {
+  /// Adds another drawing's pages after ours and its strokes on top, renaming ids that collide.
+  mutating func add(_ other: InkDocument) {
+    var pageRename: [String: String] = [:]
+    for page in other.orderedPages {
+      var page = page
+      if pages.contains(where: { $0.id == page.id }) {
+        let fresh = InkID.make()
+        pageRename[page.id] = fresh
+        page.id = fresh
+      }
+      page.order = FractionalIndex.key(between: pages.map(\.order).max(), and: nil)
+      pages.append(page)
+    }
+    var taken = Set(strokes.map(\.id))
+    var tops: [String?: String] = [:]
+    for stroke in strokes { tops[stroke.page] = max(tops[stroke.page] ?? stroke.order, stroke.order) }
+    for stroke in other.drawingOrder {
+      var stroke = stroke
+      if let page = stroke.page, let renamed = pageRename[page] { stroke.page = renamed }
+      if taken.contains(stroke.id) { stroke.id = InkID.make() }
+      taken.insert(stroke.id)
+      let key = FractionalIndex.key(between: tops[stroke.page] ?? nil, and: nil)
+      tops[stroke.page] = key
+      stroke.order = key
+      strokes.append(stroke)
+    }
+  }
+}
