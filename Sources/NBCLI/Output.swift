@@ -52,6 +52,16 @@ struct NoteJSON: Encodable {
   var conflictOf: String?
   var warning: String?
   var body: String?
+  /// `nb show` only: the note's ink, when it has a sidecar.
+  var ink: InkJSON?
+
+  /// The JSON shape of a note's ink in `nb show --json`.
+  struct InkJSON: Encodable {
+    var path: String
+    var pages: Int
+    var strokes: Int
+    var points: Int
+  }
 
   init(_ note: Note, body: String? = nil) {
     path = note.path
@@ -68,7 +78,7 @@ struct NoteJSON: Encodable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case path, id, title, notebook, tags, aliases, created, updated, body, warning
+    case path, id, title, notebook, tags, aliases, created, updated, body, warning, ink
     case conflictOf = "conflict_of"
   }
 
@@ -86,6 +96,7 @@ struct NoteJSON: Encodable {
     try c.encodeIfPresent(conflictOf, forKey: .conflictOf)
     try c.encodeIfPresent(warning, forKey: .warning)
     try c.encodeIfPresent(body, forKey: .body)
+    try c.encodeIfPresent(ink, forKey: .ink)
   }
 }
 

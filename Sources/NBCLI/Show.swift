@@ -25,10 +25,22 @@ struct Show: ParsableCommand {
     }
     let text = try notes.text(of: target)
     let body = String(FrontMatter.body(of: text))
+    // A broken sidecar must not hide the note: show says so and goes on.
+    var inkProblem: String?
+    var ink: InkSummary?
+    do {
+      ink = try notes.ink(of: target).map(InkSummary.init)
+    } catch {
+      inkProblem = "\(error)"
+    }
+    let inkPath = notes.inkPath(of: target)
     if output.json {
-      try printJSON(NoteJSON(target, body: body))
+      var json = NoteJSON(target, body: body)
+      json.ink = ink.map { NoteJSON.InkJSON(path: inkPath, pages: $0.pages, strokes: $0.strokes, points: $0.points) }
+      try printJSON(json)
       return
     }
+    if let inkProblem { warn(inkProblem) }
     if let warning = target.warning { warn(warning) }
     print(Style.bold(target.title))
     var rows: [(String, String)] = [("path", target.path), ("id", target.id ?? "(none yet)")]
@@ -37,6 +49,10 @@ struct Show: ParsableCommand {
     if !target.tags.isEmpty { rows.append(("tags", target.tags.joined(separator: ", "))) }
     if !target.aliases.isEmpty { rows.append(("aliases", target.aliases.joined(separator: ", "))) }
     if let conflictOf = target.conflictOf { rows.append(("conflict of", conflictOf)) }
+    if let ink {
+      let svg = String(RepoPaths.lastComponent(of: target.path).dropLast(3)) + ".svg"
+      rows.append(("ink", "\(ink.headline) in \(inkPath); render: nb ink render \(target.path) -o \(svg)"))
+    }
     for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
     print("")
     print(body, terminator: body.hasSuffix("\n") || body.isEmpty ? "" : "\n")

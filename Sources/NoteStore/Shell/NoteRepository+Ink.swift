@@ -68,8 +68,8 @@ extension NoteRepository {
   }
 
   /// Adds an imported drawing to the note's ink (or replaces it with `replace`), in one commit. Imported pages are
-  /// added after the note's pages (with new ids if theirs are taken); imported strokes go on top of their page, with
-  /// new ids where an id is taken. Returns the note and the number of strokes added.
+  /// added after the note's pages; imported strokes go on top of their page; all get new ids. Returns the note and
+  /// the number of strokes added.
   @discardableResult
   public func importInk(
     _ imported: InkDocument, into note: Note, replace: Bool, source: String
@@ -86,27 +86,25 @@ extension NoteRepository {
 }
 
 extension InkDocument {
-  /// Adds another drawing's pages after ours and its strokes on top, renaming ids that collide.
-  mutating func add(_ other: InkDocument) {
+  /// Adds an imported drawing: its pages after ours and its strokes on top of their pages, every page and stroke
+  /// under a new id (an import is new ink, even when the file came from this very note), `makeID` minting them.
+  mutating func add(_ other: InkDocument, makeID: () -> String = InkID.make) {
     var pageRename: [String: String] = [:]
     for page in other.orderedPages {
       var page = page
-      if pages.contains(where: { $0.id == page.id }) {
-        let fresh = InkID.make()
-        pageRename[page.id] = fresh
-        page.id = fresh
-      }
+      let fresh = makeID()
+      pageRename[page.id] = fresh
+      page.id = fresh
       page.order = FractionalIndex.key(between: pages.map(\.order).max(), and: nil)
       pages.append(page)
     }
-    var taken = Set(strokes.map(\.id))
     var tops: [String?: String] = [:]
     for stroke in strokes { tops[stroke.page] = max(tops[stroke.page] ?? stroke.order, stroke.order) }
     for stroke in other.drawingOrder {
       var stroke = stroke
-      if let page = stroke.page, let renamed = pageRename[page] { stroke.page = renamed }
-      if taken.contains(stroke.id) { stroke.id = InkID.make() }
-      taken.insert(stroke.id)
+      if let page = stroke.page { stroke.page = pageRename[page] ?? page }
+      stroke.id = makeID()
+      stroke.parent = nil
       let key = FractionalIndex.key(between: tops[stroke.page] ?? nil, and: nil)
       tops[stroke.page] = key
       stroke.order = key

@@ -72,7 +72,7 @@ public enum InkTextConv {
   }
 
   /// One decimal: enough to tell strokes apart, short enough to read.
-  static func format(_ value: Double) -> String {
+  public static func format(_ value: Double) -> String {
     let tenths = (value * 10).rounded()
     let whole = Int(tenths) / 10
     let fraction = abs(Int(tenths) % 10)

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+
+/// `nb ink`: a note's handwriting, kept in `<stem>.ink.jsonl` beside it.
+struct InkCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "ink",
+    abstract: "Show, render, import, export and erase a note's handwriting (its .ink.jsonl sidecar).",
+    discussion: """
+      For git users outside nb, the sidecars merge stroke by stroke and diff readably with:
+        git config merge.nb-ink.driver "nb merge-driver ink %O %A %B"
+        git config diff.nb-ink.textconv "nb ink textconv"
+      (.gitattributes, written by nb init, already marks *.ink.jsonl with merge=nb-ink diff=nb-ink.)
+      """,
+    subcommands: [InkInfo.self, InkImport.self, InkErase.self, InkTextConvCommand.self],
+    defaultSubcommand: InkInfo.self)
+}
+
+/// The note and its drawing, for the subcommands that read one.
+struct InkTarget {
+  let repository: NoteRepository
+  let note: Note
+  let document: InkDocument?
+
+  init(_ options: RepositoryOptions, _ selector: String) throws {
+    repository = try options.open()
+    note = try repository.resolve(selector)
+    document = try repository.ink(of: note)
+  }
+
+  /// The drawing, or an error saying the note has none and how to make one.
+  func requireInk() throws -> InkDocument {
+    guard let document else {
+      throw CommandError(
+        "\(note.path) has no ink (no \(repository.inkPath(of: note))); add some with 'nb ink import \(note.path) FILE'")
+    }
+    return document
+  }
+}
+
+/// Writes `data` to `path` atomically (a half-written SVG or export never replaces a good one), or to standard
+/// output for `-`.
+func writeOutput(_ data: Data, to path: String?) throws {
+  guard let path, path != "-" else {
+    FileHandle.standardOutput.write(data)
+    return
+  }
+  do {
+    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+  } catch {
+    throw CommandError(
+      "cannot write \(path): \(error.localizedDescription); check the directory exists and is writable")
+  }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+
+/// `nb ink info NOTE`: what is drawn, in numbers.
+struct InkInfo: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "info", abstract: "Pages, strokes, points, ink types and bounding box of a note's ink.")
+
+  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
+  var note: String
+
+  @OptionGroup var repository: RepositoryOptions
+  @OptionGroup var output: JSONOption
+
+  struct InfoJSON: Encodable {
+    struct Page: Encodable {
+      var id: String
+      var width: Int
+      var height: Int
+      var background: String?
+      var strokes: Int
+    }
+    struct Bounds: Encodable {
+      var minX, minY, maxX, maxY: Double
+      enum CodingKeys: String, CodingKey {
+        case minX = "min_x", minY = "min_y", maxX = "max_x", maxY = "max_y"
+      }
+    }
+    var note: String
+    var path: String
+    var pages: [Page]
+    var strokes: Int
+    var points: Int
+    var inks: [String: Int]
+    var bounds: Bounds?
+    var bytes: Int
+  }
+
+  /// Hundredths of a point, the file's own precision, without binary noise (103.35, not 103.35000000000001).
+  func round2(_ value: Double) -> Double { (value * 100).rounded() / 100 }
+
+  func run() throws {
+    let target = try InkTarget(repository, note)
+    let document = try target.requireInk()
+    let summary = InkSummary(document)
+    let path = target.repository.inkPath(of: target.note)
+    let bytes = InkCodec.serialize(document).count
+    if output.json {
+      let pages = document.orderedPages.map { page in
+        InfoJSON.Page(
+          id: page.id, width: page.width, height: page.height, background: page.background,
+          strokes: document.strokes.filter { $0.page == page.id }.count)
+      }
+      return try printJSON(
+        InfoJSON(
+          note: target.note.path, path: path, pages: pages, strokes: summary.strokes, points: summary.points,
+          inks: Dictionary(summary.inkTypes.map { ($0.name, $0.strokes) }, uniquingKeysWith: +),
+          bounds: summary.bounds.map {
+            InfoJSON.Bounds(minX: round2($0.minX), minY: round2($0.minY), maxX: round2($0.maxX), maxY: round2($0.maxY))
+          },
+          bytes: bytes))
+    }
+    print(Style.bold(path))
+    var rows: [(String, String)] = [("strokes", "\(summary.strokes)"), ("points", "\(summary.points)")]
+    rows.append(("pages", document.pages.isEmpty ? "1 (implicit)" : "\(document.pages.count)"))
+    for (number, page) in document.orderedPages.enumerated() {
+      let count = document.strokes.filter { $0.page == page.id }.count
+      let background = page.background.map { ", \($0)" } ?? ""
+      rows.append(
+        (
+          "  \(number + 1)",
+          "\(page.width)×\(page.height) pt\(background), \(CommitMessage.count(count, "stroke")) (id \(page.id))"
+        ))
+    }
+    if !summary.inkTypes.isEmpty {
+      rows.append(("inks", summary.inkTypes.map { "\($0.name) \($0.strokes)" }.joined(separator: ", ")))
+    }
+    if let bounds = summary.bounds {
+      rows.append(
+        (
+          "bounds",
+          "(\(NoteStore.InkTextConv.format(bounds.minX)), \(NoteStore.InkTextConv.format(bounds.minY)))–"
+            + "(\(NoteStore.InkTextConv.format(bounds.maxX)), \(NoteStore.InkTextConv.format(bounds.maxY))) pt"
+        ))
+    }
+    rows.append(("size", "\(bytes) bytes"))
+    for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
+  }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Reads a drawing from any file format nb imports, chosen by content first (a renamed file still imports), then by
+/// extension.
+public enum InkImporter {
+  /// The formats nb reads.
+  public enum Format: String, Sendable {
+    case nbInk = "nb ink (.ink.jsonl)"
+    case inkML = "InkML"
+    case remarkable = "reMarkable lines (.rm)"
+  }
+
+  /// The format of `data` (named `name`), or nil when it is none nb knows.
+  public static func format(of data: Data, name: String) -> Format? {
+    let head = data.prefix(256)
+    if head.starts(with: Data("reMarkable".utf8)) { return .remarkable }
+    let text = String(decoding: head, as: UTF8.self).drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+    if text.hasPrefix("{") { return .nbInk }
+    if text.hasPrefix("<") { return .inkML }
+    let lowered = name.lowercased()
+    if lowered.hasSuffix(".rm") { return .remarkable }
+    if lowered.hasSuffix(".inkml") || lowered.hasSuffix(".xml") { return .inkML }
+    if lowered.hasSuffix(".jsonl") { return .nbInk }
+    return nil
+  }
+
+  /// Parses `data`; errors name `name` and where in it the problem is.
+  public static func read(_ data: Data, name: String) throws -> InkDocument {
+    guard let format = format(of: data, name: name) else {
+      throw InkFormatError(
+        file: name, line: 1,
+        message: "not a drawing nb can import: expected InkML (.inkml), reMarkable v6 (.rm) or nb ink (.ink.jsonl)")
+    }
+    switch format {
+    case .nbInk: return try InkCodec.parse(data, file: name)
+    case .inkML: return try readInkML(data, name: name)
+    case .remarkable: return try readRemarkable(data, name: name)
+    }
+  }
+}
