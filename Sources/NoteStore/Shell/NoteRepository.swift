@@ -115,8 +115,13 @@ public final class NoteRepository {
       throw NoteStoreError.unsafeGitState(
         "\(root.path) has nb settings but no .git; run 'git init' there or restore .git")
     }
+    _ = inkDriverRegistered
     return NoteRepository(root: root, gitDirectory: gitDirectory, git: nil, config: config)
   }
+
+  /// libgit2's driver table is not thread-safe to add to, so the driver is registered once per process, before any
+  /// repository of it can merge (a static `let` is initialised exactly once).
+  static let inkDriverRegistered: Bool = (try? registerInkMergeDriver()) != nil
 
   /// Makes a new repository at `root` (creating the directory), on branch `main`, with the settings, a
   /// `.gitattributes`, the default notebook, and a first commit. An existing git repository is adopted: its history

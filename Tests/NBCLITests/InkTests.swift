@@ -1,0 +1,179 @@
+import Foundation
+import NBTestSupport
+import XCTest
+
+/// `nb ink` against the built binary, with git as the oracle for what was committed.
+final class InkTests: NBCLITestCase {
+  static let header = #"{"nbink":1,"unit":"pt","q":{"xy":100,"t":1000,"wh":100,"o":1000,"f":1000,"ang":1000}}"#
+
+  /// A stroke from (x0, y) to (x0 + 10, y) pt in three points, FORMAT.md's key order.
+  static func stroke(_ id: String, x0: Int = 100, y: Int = 300, ink: String = "pen", order: String = "a1") -> String {
+    #"{"k":"s","id":""# + id + #"","ord":""# + order + #"","ink":""# + ink
+      + #"","rgba":"1a1a1aff","tf":[1,0,0,1,0,0],"x":[\#(x0 * 100),500,500],"y":[\#(y * 100),0,0]}"#
+  }
+
+  static func file(_ lines: String...) -> String { ([header] + lines).joined(separator: "\n") + "\n" }
+
+  override func setUpWithError() throws {
+    try super.setUpWithError()
+    try makeRepository()
+    try addNote("Roadmap", content: "Plans\n")
+  }
+
+  func committedFiles(_ revision: String = "HEAD") throws -> [String] {
+    try git.run(arguments: ["show", "--name-only", "--format=", revision]).split(separator: "\n").map(String.init)
+      .sorted()
+  }
+
+  func testImportAddsStrokesWithNewIdsInOneCommitWithTheNote() throws {
+    try write("../drawing.ink.jsonl", Self.file(Self.stroke("s1"), Self.stroke("s2", ink: "marker", order: "a2")))
+    let drawing = root.deletingLastPathComponent().appendingPathComponent("drawing.ink.jsonl").path
+    let before = try commitCount()
+    let output = try nbSucceeds("ink", "import", "roadmap", drawing).stdout
+    XCTAssertTrue(output.contains("added 2 strokes"), output)
+    XCTAssertEqual(try commitCount(), before + 1)
+    XCTAssertEqual(try committedFiles(), ["inbox/roadmap.ink.jsonl", "inbox/roadmap.md"])
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    let sidecar = try text("inbox/roadmap.ink.jsonl")
+    XCTAssertTrue(sidecar.hasPrefix(Self.header + "\n"), sidecar)
+    XCTAssertFalse(sidecar.contains(#""id":"s1""#), "imported strokes get new ids")
+    XCTAssertEqual(sidecar.split(separator: "\n").count, 3)
+
+    // A second import adds on top; --replace replaces.
+    try nbSucceeds("ink", "import", "roadmap", drawing)
+    XCTAssertEqual(try jsonObject("ink", "info", "roadmap", "--json")["strokes"] as? Int, 4)
+    try nbSucceeds("ink", "import", "roadmap", drawing, "--replace")
+    let info = try jsonObject("ink", "info", "roadmap", "--json")
+    XCTAssertEqual(info["strokes"] as? Int, 2)
+    XCTAssertEqual(info["points"] as? Int, 6)
+    XCTAssertEqual(info["inks"] as? [String: Int], ["pen": 1, "marker": 1])
+    // Both strokes run from x 100 to 110 at y 300 (worked out from the records above).
+    XCTAssertEqual(
+      info["bounds"] as? [String: Double], ["min_x": 100, "max_x": 110, "min_y": 300, "max_y": 300])
+    XCTAssertEqual(try commitCount(), before + 3)
+  }
+
+  func testShowMentionsTheInkAndHowToRenderIt() throws {
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1"), Self.stroke("s2")))
+    try gitCommitAll()
+    let shown = try nbSucceeds("show", "roadmap").stdout
+    XCTAssertTrue(shown.contains("2 strokes (6 points) in inbox/roadmap.ink.jsonl"), shown)
+    XCTAssertTrue(shown.contains("nb ink render inbox/roadmap.md -o roadmap.svg"), shown)
+    let json = try noteJSON("roadmap")
+    let ink = try XCTUnwrap(json["ink"] as? [String: Any])
+    XCTAssertEqual(ink["strokes"] as? Int, 2)
+    XCTAssertEqual(ink["path"] as? String, "inbox/roadmap.ink.jsonl")
+    try addNote("Plain", content: "text only\n")
+    XCTAssertFalse(try nbSucceeds("show", "plain").stdout.contains("ink"))
+  }
+
+  func testEraseRemovesStrokesInOneCommit() throws {
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1"), Self.stroke("s2"), Self.stroke("s3")))
+    try gitCommitAll()
+    try nbSucceeds("ink", "erase", "roadmap", "s1", "s3")
+    XCTAssertEqual(try text("inbox/roadmap.ink.jsonl"), Self.file(Self.stroke("s2")))
+    XCTAssertEqual(try committedFiles(), ["inbox/roadmap.ink.jsonl", "inbox/roadmap.md"])
+    XCTAssertTrue(try git.run(arguments: ["log", "-1", "--format=%s"]).contains("ink erase 2 strokes"))
+    try assertRefused(["ink", "erase", "roadmap", "s2", "nope"], mentioning: ["'nope'", "nothing was erased"])
+  }
+
+  func testMalformedInkIsNamedByFileAndLineAndNothingChanges() throws {
+    try write(
+      "inbox/roadmap.ink.jsonl",
+      Self.file(Self.stroke("s1"), #"{"k":"s","id":"bad","x":[1,2,3],"y":[1,2]}"#))
+    try gitCommitAll()
+    try assertRefused(["ink", "info", "roadmap"], mentioning: ["inbox/roadmap.ink.jsonl:3", "\"y\" has 2 values"])
+    try assertRefused(["ink", "erase", "roadmap", "s1"], mentioning: ["inbox/roadmap.ink.jsonl:3"])
+    try write("../import.ink.jsonl", Self.file(#"{"k":"s","id":"n","x":[NaN],"y":[0]}"#))
+    let importing = root.deletingLastPathComponent().appendingPathComponent("import.ink.jsonl").path
+    try assertRefused(["ink", "import", "roadmap", importing], mentioning: ["import.ink.jsonl:2", "not a number"])
+    try write("../notes.txt", "just text\n")
+    try assertRefused(
+      ["ink", "import", "roadmap", root.deletingLastPathComponent().appendingPathComponent("notes.txt").path],
+      mentioning: ["notes.txt", "InkML"])
+    // show still shows the note, with the problem as a warning.
+    let shown = try nb("show", "roadmap")
+    XCTAssertEqual(shown.status, 0, shown.stderr)
+    XCTAssertTrue(shown.stderr.contains("inbox/roadmap.ink.jsonl:3"), shown.stderr)
+  }
+
+  func testStatusReportsInkWithoutANote() throws {
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1")))
+    try write("work/lost.ink.jsonl", Self.file(Self.stroke("s2")))
+    try gitCommitAll()
+    let status = try nbSucceeds("status")
+    XCTAssertTrue(status.stdout.contains("work/lost.ink.jsonl") || status.stderr.contains("work/lost.ink.jsonl"))
+    let json = try jsonObject("status", "--json")
+    let warnings = try XCTUnwrap(json["warnings"] as? [String])
+    XCTAssertEqual(warnings.filter { $0.contains(".ink.jsonl") }.count, 1, "\(warnings)")
+    XCTAssertTrue(warnings.contains { $0.contains("work/lost.ink.jsonl is ink without a note") }, "\(warnings)")
+    // Renaming the note by hand leaves its ink behind: reported, and still on disk.
+    try git.run(arguments: ["mv", "inbox/roadmap.md", "inbox/plans.md"])
+    let after = try XCTUnwrap(try jsonObject("status", "--json")["warnings"] as? [String])
+    XCTAssertTrue(after.contains { $0.contains("inbox/roadmap.ink.jsonl is ink without a note") }, "\(after)")
+    XCTAssertTrue(FileManager.default.fileExists(atPath: url("inbox/roadmap.ink.jsonl").path))
+  }
+
+  // MARK: - Plain git: textconv and the merge driver
+
+  func configureGitForInk() throws {
+    try git.run(arguments: ["config", "diff.nb-ink.textconv", runner.binary.path + " ink textconv"])
+    try git.run(arguments: ["config", "merge.nb-ink.driver", runner.binary.path + " merge-driver ink %O %A %B"])
+  }
+
+  func testGitDiffShowsStrokesThroughTextconv() throws {
+    try configureGitForInk()
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1")))
+    try gitCommitAll()
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1"), Self.stroke("s2", x0: 200, ink: "pencil")))
+    let diff = try git.run(arguments: ["diff", "inbox/roadmap.ink.jsonl"])
+    XCTAssertTrue(diff.contains("+stroke s2 pencil #1a1a1aff 3 pts at (200,300)-(210,300)"), diff)
+    XCTAssertTrue(diff.contains("-ink: 1 stroke (3 points)"), diff)
+    XCTAssertTrue(diff.contains("+ink: 2 strokes (6 points)"), diff)
+    XCTAssertFalse(diff.contains("\"x\":["), "no number arrays in the readable diff: \(diff)")
+  }
+
+  func testGitMergeUsesTheDriverStrokeByStroke() throws {
+    try configureGitForInk()
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("base"), Self.stroke("gone", order: "a2")))
+    try gitCommitAll("base")
+    try git.run(arguments: ["checkout", "-q", "-b", "other"])
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("base"), Self.stroke("theirs", order: "a3")))
+    try gitCommitAll("theirs: erase gone, add theirs")
+    try git.run(arguments: ["checkout", "-q", "main"])
+    try write(
+      "inbox/roadmap.ink.jsonl",
+      Self.file(Self.stroke("base"), Self.stroke("gone", order: "a2"), Self.stroke("ours", order: "a4")))
+    try gitCommitAll("ours: add ours")
+    // Without the driver, both sides changed the same region: git's own text merge conflicts.
+    try write("../o.ink", Self.file(Self.stroke("base"), Self.stroke("gone", order: "a2")))
+    try write("../a.ink", try text("inbox/roadmap.ink.jsonl"))
+    try write("../b.ink", Self.file(Self.stroke("base"), Self.stroke("theirs", order: "a3")))
+    let outside = root.deletingLastPathComponent()
+    let textMerge = try git.result(
+      ["merge-file", "-p"] + ["a.ink", "o.ink", "b.ink"].map { outside.appendingPathComponent($0).path })
+    XCTAssertNotEqual(textMerge.status, 0, "the scenario must be one that a line merge cannot do")
+    let merge = try git.result(["merge", "--no-edit", "other"])
+    XCTAssertEqual(merge.status, 0, merge.stderr + merge.stdout)
+    XCTAssertEqual(
+      try text("inbox/roadmap.ink.jsonl"),
+      Self.file(Self.stroke("base"), Self.stroke("theirs", order: "a3"), Self.stroke("ours", order: "a4")))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
+  func testTheDriverLeavesUnreadableVersionsToGit() throws {
+    try configureGitForInk()
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("base")))
+    try gitCommitAll("base")
+    try git.run(arguments: ["checkout", "-q", "-b", "other"])
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("base"), "not json"))
+    try gitCommitAll("theirs: broken")
+    try git.run(arguments: ["checkout", "-q", "main"])
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("base"), Self.stroke("ours")))
+    try gitCommitAll("ours")
+    let merge = try git.result(["merge", "--no-edit", "other"])
+    XCTAssertNotEqual(merge.status, 0, "an unreadable version must be a conflict, not a guess")
+    let status = try git.statusPorcelain()
+    XCTAssertTrue(status.contains("UU inbox/roadmap.ink.jsonl"), status)
+  }
+}
