@@ -114,6 +114,51 @@ final class InkTests: NBCLITestCase {
     XCTAssertTrue(FileManager.default.fileExists(atPath: url("inbox/roadmap.ink.jsonl").path))
   }
 
+  // MARK: - Other tools' files
+
+  func testImportsRealReMarkableFilesWithTheirStrokeAndPointCounts() throws {
+    // Counts as rmscene (an independent reader) sees them: Tests/Fixtures/remarkable/README.md.
+    let expected = [
+      ("Color_and_tool_v3.14.4.rm", 25, 1370), ("More_color_highlight_shader_v3.15.4.2.rm", 23, 753),
+      ("Lines_v2.rm", 10, 469), ("Normal_A_stroke_2_layers.rm", 2, 14),
+    ]
+    var strokes = 0
+    var points = 0
+    for (name, fileStrokes, filePoints) in expected {
+      try addNote(name, content: "page\n")
+      let note = try XCTUnwrap(
+        try jsonArray("list", "--json").first { $0["title"] as? String == name }?["path"] as? String)
+      let commits = try commitCount()
+      let output = try nbSucceeds("ink", "import", note, TestData.url("remarkable/" + name).path).stdout
+      XCTAssertTrue(output.contains("added \(fileStrokes) strokes on 1 new page"), output)
+      XCTAssertEqual(try commitCount(), commits + 1)
+      let info = try jsonObject("ink", "info", note, "--json")
+      XCTAssertEqual(info["strokes"] as? Int, fileStrokes, name)
+      XCTAssertEqual(info["points"] as? Int, filePoints, name)
+      // A reMarkable page is 1404×1872 px at 226 dpi: 447×596 pt.
+      let pages = try XCTUnwrap(info["pages"] as? [[String: Any]])
+      XCTAssertEqual(pages.map { [$0["width"] as? Int, $0["height"] as? Int] }, [[447, 596]], name)
+      strokes += fileStrokes
+      points += filePoints
+    }
+    XCTAssertEqual([strokes, points], [60, 2606])
+  }
+
+  func testTruncatedOrWrongVersionReMarkableFilesAreRefused() throws {
+    let real = try Data(contentsOf: TestData.url("remarkable/Lines_v2.rm"))
+    let outside = root.deletingLastPathComponent()
+    try real.prefix(300).write(to: outside.appendingPathComponent("cut.rm"))
+    try assertRefused(
+      ["ink", "import", "roadmap", outside.appendingPathComponent("cut.rm").path],
+      mentioning: ["cut.rm", "byte", "nothing was imported"])
+    var older = real
+    older.replaceSubrange(0..<33, with: Data("reMarkable .lines file, version=5".utf8))
+    try older.write(to: outside.appendingPathComponent("old.rm"))
+    try assertRefused(
+      ["ink", "import", "roadmap", outside.appendingPathComponent("old.rm").path],
+      mentioning: ["old.rm", "version 5 is not supported"])
+  }
+
   // MARK: - Plain git: textconv and the merge driver
 
   func configureGitForInk() throws {

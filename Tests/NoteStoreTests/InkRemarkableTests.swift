@@ -1,4 +1,5 @@
 import Foundation
+import NBTestSupport
 import XCTest
 
 @testable import NoteStore
@@ -17,15 +18,13 @@ final class InkRemarkableTests: XCTestCase {
     ("Normal_AB.rm", 0, 0),
   ]
 
-  /// `shared/` sits next to the repository (the repository root is three levels above this file).
-  static let dataDirectory = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("shared/testdata/remarkable")
+  /// Copies of shared/testdata/remarkable (with rmscene's licence), kept in the repository so every clone has them.
+  static let dataDirectory = TestData.url("remarkable")
 
   func fixture(_ name: String) throws -> Data {
     let url = Self.dataDirectory.appendingPathComponent(name)
     guard FileManager.default.fileExists(atPath: url.path) else {
-      XCTFail("missing test data \(url.path): shared/testdata/remarkable must sit next to the repository's directory")
+      XCTFail("missing test data \(url.path): Tests/Fixtures/remarkable is part of the repository; restore it")
       throw CocoaError(.fileNoSuchFile)
     }
     return try Data(contentsOf: url)
