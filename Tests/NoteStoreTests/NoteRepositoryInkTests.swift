@@ -16,6 +16,9 @@ final class NoteRepositoryInkTests: NoteRepositoryTestCase {
   func testEditsAreOneCommitEachAndStampTheNote() throws {
     let note = try repository.createNote(NoteDraft(title: "Sketch", content: "drawing below\n"))
     let commits = try commitCount()
+    try repository.editInk(of: note, subject: "looked, drew nothing") { _ in }
+    XCTAssertFalse(exists("inbox/sketch.ink.jsonl"), "no drawing, no sidecar")
+    XCTAssertEqual(try commitCount(), commits)
     clock.advance(60)
     let drawn = try repository.editInk(of: note, subject: "ink add") { document in
       try document.add(stroke("one", x: 1))

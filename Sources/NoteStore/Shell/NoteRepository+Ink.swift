@@ -39,15 +39,16 @@ extension NoteRepository {
   }
 
   /// Writes `document` as the note's ink and commits it with the note (whose `updated` is stamped). Returns the
-  /// note afterwards. When the bytes would not change, nothing is written or committed. An empty document keeps an
-  /// empty sidecar (header only) rather than deleting it: removing ink is `removeInk`.
+  /// note afterwards. When the bytes would not change — or the note has no ink and `document` is empty — nothing is
+  /// written or committed. Erasing every stroke keeps a header-only sidecar (the note's drawing surface); deleting
+  /// or moving the note takes the sidecar with it.
   @discardableResult
   public func saveInk(_ document: InkDocument, for note: Note, subject: String? = nil) throws -> Note {
     try mutate { tx in
       let path = inkPath(of: note)
       let bytes = InkCodec.serialize(document)
       let existing = FileSystem.exists(absolute(path)) ? try FileSystem.read(absolute(path)) : nil
-      guard bytes != existing else { return note }
+      guard bytes != existing, existing != nil || !document.isEmpty else { return note }
       try tx.write(path, bytes)
       return try stampAndWrite(
         note.path, text: try readText(note.path), in: &tx, subject: subject ?? "ink \(note.path)")
