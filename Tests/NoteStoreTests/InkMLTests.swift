@@ -107,6 +107,11 @@ final class InkMLTests: XCTestCase {
     XCTAssertEqual(document.strokes[0].points.map(\.x), [0, 10, 30, 51, 72])
   }
 
+  func testTraceTextMayUseCDATAAndCharacterReferences() throws {
+    let document = try read(ink("<trace><![CDATA[1 2,]]>&#32;3&#x20;4</trace>"))
+    XCTAssertEqual(xy(document.strokes[0]), [[1, 2], [3, 4]])
+  }
+
   func testValuesMayBeGluedTogetherAndUseExponentsHexAndSpecialValues() throws {
     // "3-5" is 3 and -5; 1e1 is 10; #1F is 31; "*" and "?" keep the previous value.
     let document = try read(ink("<trace>3-5, 1e1 #1F, * -2.5, .5 ?, - 4 +6</trace>"))
@@ -489,8 +494,9 @@ final class InkMLTests: XCTestCase {
   func testLargePageParsesQuickly() throws {
     // 2 000 strokes × 200 points; reports the time rather than asserting on a shared machine.
     let stroke = (0..<200).map { "\($0).25 \($0 * 2).5 \($0 * 4) 0.5" }.joined(separator: ", ")
+    let channels = ["X", "Y", "T", "F"].map { "<channel name=\"\($0)\"/>" }.joined()
     let body =
-      "<traceFormat><channel name=\"X\"/><channel name=\"Y\"/><channel name=\"T\"/><channel name=\"F\"/></traceFormat>\n"
+      "<traceFormat>\(channels)</traceFormat>\n"
       + String(repeating: "<trace>\(stroke)</trace>\n", count: 2000)
     let data = Data(ink(body).utf8)
     let start = Date()

@@ -136,6 +136,13 @@ final class InkMLReader: NSObject, XMLParserDelegate {
     stack[stack.count - 1] = .trace(trace)
   }
 
+  func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+    guard failure == nil, skipDepth == 0, case .trace(var trace)? = stack.last, !trace.skip else { return }
+    stack[stack.count - 1] = .leaf
+    trace.text.append(contentsOf: CDATABlock)
+    stack[stack.count - 1] = .trace(trace)
+  }
+
   private func fail(_ parser: XMLParser, _ error: Failure) {
     failure = error
     parser.abortParsing()

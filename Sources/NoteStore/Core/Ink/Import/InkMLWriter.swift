@@ -23,7 +23,7 @@ struct InkMLWriter {
   private var contextOrder: [ChannelSet] = []
   private var brushes: [BrushKey: String] = [:]
   private var brushOrder: [BrushKey] = []
-  private var traces: [String] = []
+  private var traces: [UInt8] = []
 
   init(scales: InkScales) {
     xyDecimals = InkMLWriter.decimals(Double(scales.xy))
@@ -46,24 +46,52 @@ struct InkMLWriter {
 
   /// `value` rounded to `decimals` digits, without trailing zeros, never in exponent form.
   static func format(_ value: Double, decimals: Int) -> String {
-    guard value.isFinite else { return "0" }
-    var power = 1.0
-    for _ in 0..<decimals { power *= 10 }
-    let scaled = (value * power).rounded()
-    guard abs(scaled) < 9e15 else { return String(format: "%.\(decimals)f", value) }
+    var bytes: [UInt8] = []
+    append(value, decimals: decimals, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends `format(value, decimals:)` without making a String: the writer formats hundreds of thousands of values.
+  static func append(_ value: Double, decimals: Int, to bytes: inout [UInt8]) {
+    let power = powersOfTen[min(decimals, powersOfTen.count - 1)]
+    let scaled = value.isFinite ? (value * power).rounded() : 0
+    guard abs(scaled) < 9e15 else {
+      bytes.append(contentsOf: String(format: "%.\(decimals)f", value).utf8)
+      return
+    }
     let integer = Int64(scaled)
+    if integer < 0 { bytes.append(UInt8(ascii: "-")) }
     let magnitude = integer.magnitude
     let divisor = UInt64(power)
-    var text = String(magnitude / divisor)
+    appendDigits(magnitude / divisor, minimumCount: 1, to: &bytes)
     var fraction = magnitude % divisor
-    if fraction > 0 {
-      var digits = String(fraction)
-      digits = String(repeating: "0", count: decimals - digits.count) + digits
-      while digits.hasSuffix("0") { digits.removeLast() }
-      text += "." + digits
-      fraction = 0
+    guard fraction > 0 else { return }
+    var count = decimals
+    while fraction % 10 == 0 {
+      fraction /= 10
+      count -= 1
     }
-    return integer < 0 ? "-" + text : text
+    bytes.append(UInt8(ascii: "."))
+    appendDigits(fraction, minimumCount: count, to: &bytes)
+  }
+
+  private static let powersOfTen: [Double] = (0...15).map { pow(10, Double($0)) }
+
+  /// Decimal digits of `value`, left-padded with zeros to `minimumCount`.
+  private static func appendDigits(_ value: UInt64, minimumCount: Int, to bytes: inout [UInt8]) {
+    var divisor: UInt64 = 1
+    var count = 1
+    while divisor <= value / 10 {
+      divisor *= 10
+      count += 1
+    }
+    for _ in count..<max(count, minimumCount) { bytes.append(UInt8(ascii: "0")) }
+    var rest = value
+    while divisor > 0 {
+      bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+      rest %= divisor
+      divisor /= 10
+    }
   }
 
   mutating func add(_ stroke: InkStroke) {
@@ -71,8 +99,13 @@ struct InkMLWriter {
     let transform = stroke.transform
     let widthScale = transform.isIdentity ? 1 : transform.lengthScale
     let widths = stroke.channels.contains(.width) ? stroke.points.map { $0.width * widthScale } : nil
-    let formattedWidths = widths?.map { InkMLWriter.format($0, decimals: sizeDecimals) }
-    let constantWidth = formattedWidths.flatMap { all in all.allSatisfy { $0 == all[0] } ? all[0] : nil }
+    // Widths equal at the written precision go to the brush instead of a channel.
+    let sizeStep = InkMLWriter.powersOfTen[min(sizeDecimals, InkMLWriter.powersOfTen.count - 1)]
+    let constantWidth = widths.flatMap { all -> String? in
+      let first = (all[0] * sizeStep).rounded()
+      return all.allSatisfy { ($0 * sizeStep).rounded() == first }
+        ? InkMLWriter.format(all[0], decimals: sizeDecimals) : nil
+    }
     let set = ChannelSet(
       time: stroke.channels.contains(.time), force: stroke.channels.contains(.force),
       width: widths != nil && constantWidth == nil, azimuth: stroke.channels.contains(.azimuth),
@@ -80,25 +113,38 @@ struct InkMLWriter {
     let contextID = context(for: set)
     let brushID = brush(for: BrushKey(ink: stroke.ink.name, color: stroke.color, width: constantWidth))
 
-    var text =
+    let start =
       "<trace xml:id=\"\(InkMLWriter.escape(stroke.id))\" contextRef=\"#\(contextID)\" brushRef=\"#\(brushID)\">"
-    text.reserveCapacity(stroke.points.count * 16)
+    traces.append(contentsOf: start.utf8)
+    let space = UInt8(ascii: " ")
     for (index, point) in stroke.points.enumerated() {
-      if index > 0 { text += ", " }
+      if index > 0 { traces.append(contentsOf: [UInt8(ascii: ","), space]) }
       let (x, y) = transform.apply(x: point.x, y: point.y)
-      text += InkMLWriter.format(x, decimals: xyDecimals)
-      text += " "
-      text += InkMLWriter.format(y, decimals: xyDecimals)
+      InkMLWriter.append(x, decimals: xyDecimals, to: &traces)
+      traces.append(space)
+      InkMLWriter.append(y, decimals: xyDecimals, to: &traces)
       if set.time {
-        text += " " + InkMLWriter.format(point.time * 1000, decimals: millisecondDecimals)
+        traces.append(space)
+        InkMLWriter.append(point.time * 1000, decimals: millisecondDecimals, to: &traces)
       }
-      if set.force { text += " " + InkMLWriter.format(point.force, decimals: forceDecimals) }
-      if set.width, let formattedWidths { text += " " + formattedWidths[index] }
-      if set.azimuth { text += " " + InkMLWriter.format(point.azimuth, decimals: angleDecimals) }
-      if set.altitude { text += " " + InkMLWriter.format(point.altitude, decimals: angleDecimals) }
+      if set.force {
+        traces.append(space)
+        InkMLWriter.append(point.force, decimals: forceDecimals, to: &traces)
+      }
+      if set.width, let widths {
+        traces.append(space)
+        InkMLWriter.append(widths[index], decimals: sizeDecimals, to: &traces)
+      }
+      if set.azimuth {
+        traces.append(space)
+        InkMLWriter.append(point.azimuth, decimals: angleDecimals, to: &traces)
+      }
+      if set.altitude {
+        traces.append(space)
+        InkMLWriter.append(point.altitude, decimals: angleDecimals, to: &traces)
+      }
     }
-    text += "</trace>"
-    traces.append(text)
+    traces.append(contentsOf: "</trace>\n".utf8)
   }
 
   private mutating func context(for set: ChannelSet) -> String {
@@ -155,9 +201,10 @@ struct InkMLWriter {
       }
       lines.append("</definitions>")
     }
-    lines.append(contentsOf: traces)
-    lines.append("</ink>")
-    return lines.joined(separator: "\n") + "\n"
+    var bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+    bytes.append(contentsOf: traces)
+    bytes.append(contentsOf: "</ink>\n".utf8)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Text safe inside an attribute or element: markup characters escaped, characters XML 1.0 forbids replaced.
