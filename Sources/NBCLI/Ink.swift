@@ -13,7 +13,7 @@ struct InkCommand: ParsableCommand {
         git config diff.nb-ink.textconv "nb ink textconv"
       (.gitattributes, written by nb init, already marks *.ink.jsonl with merge=nb-ink diff=nb-ink.)
       """,
-    subcommands: [InkInfo.self, InkImport.self, InkErase.self, InkTextConvCommand.self],
+    subcommands: [InkInfo.self, InkImport.self, InkExport.self, InkErase.self, InkTextConvCommand.self],
     defaultSubcommand: InkInfo.self)
 }
 

@@ -159,6 +159,60 @@ final class InkTests: NBCLITestCase {
       mentioning: ["old.rm", "version 5 is not supported"])
   }
 
+  func testInkMLImportExportRoundTrip() throws {
+    // Two traces in centimetres: 1 cm = 72 / 2.54 pt, so x 1..2 cm is 28.35..56.69 pt (worked out by hand).
+    let inkml = """
+      <ink xmlns="http://www.w3.org/2003/InkML">
+        <definitions>
+          <context xml:id="ctx"><traceFormat>
+            <channel name="X" type="decimal" units="cm"/><channel name="Y" type="decimal" units="cm"/>
+          </traceFormat></context>
+          <brush xml:id="red"><brushProperty name="color" value="#FF0000"/></brush>
+        </definitions>
+        <trace contextRef="#ctx" brushRef="#red">1 1, 2 1, 2 2</trace>
+        <trace contextRef="#ctx">1 3, 1.5 3</trace>
+      </ink>
+      """
+    let outside = root.deletingLastPathComponent()
+    try Data(inkml.utf8).write(to: outside.appendingPathComponent("page.inkml"))
+    try nbSucceeds("ink", "import", "roadmap", outside.appendingPathComponent("page.inkml").path)
+    let info = try jsonObject("ink", "info", "roadmap", "--json")
+    XCTAssertEqual(info["strokes"] as? Int, 2)
+    XCTAssertEqual(info["points"] as? Int, 5)
+    XCTAssertEqual(
+      info["bounds"] as? [String: Double], ["min_x": 28.35, "max_x": 56.69, "min_y": 28.35, "max_y": 85.04])
+    XCTAssertTrue(try text("inbox/roadmap.ink.jsonl").contains(#""rgba":"ff0000ff""#))
+
+    // Export, import into another note: the same strokes.
+    let exported = try nbSucceeds("ink", "export", "roadmap", "--inkml").stdout
+    XCTAssertTrue(exported.hasPrefix("<?xml"), exported)
+    try Data(exported.utf8).write(to: outside.appendingPathComponent("out.inkml"))
+    try addNote("Copy", content: "copy\n")
+    try nbSucceeds("ink", "import", "copy", outside.appendingPathComponent("out.inkml").path)
+    var copied = try jsonObject("ink", "info", "copy", "--json")
+    var original = info
+    for key in ["note", "path", "bytes"] {
+      copied[key] = nil
+      original[key] = nil
+    }
+    XCTAssertEqual(NSDictionary(dictionary: copied), NSDictionary(dictionary: original))
+    try assertRefused(["ink", "export", "roadmap"], mentioning: ["--inkml"])
+  }
+
+  func testTruncatedOrWrongVersionInkMLIsRefused() throws {
+    let outside = root.deletingLastPathComponent()
+    try Data(#"<ink xmlns="http://www.w3.org/2003/InkML"><trace>1 2, 3 4</tr"#.utf8)
+      .write(to: outside.appendingPathComponent("cut.inkml"))
+    try assertRefused(
+      ["ink", "import", "roadmap", outside.appendingPathComponent("cut.inkml").path],
+      mentioning: ["cut.inkml", "nothing was imported"])
+    try Data(#"<ink xmlns="http://www.w3.org/2003/InkML" version="2.0"><trace>1 2</trace></ink>"#.utf8)
+      .write(to: outside.appendingPathComponent("v2.inkml"))
+    try assertRefused(
+      ["ink", "import", "roadmap", outside.appendingPathComponent("v2.inkml").path],
+      mentioning: ["v2.inkml", "2.0"])
+  }
+
   // MARK: - Plain git: textconv and the merge driver
 
   func configureGitForInk() throws {

@@ -18,7 +18,11 @@ public struct InkImportError: Error, Equatable, CustomStringConvertible {
 
 extension InkImporter {
   static func readInkML(_ data: Data, name: String) throws -> InkDocument {
-    throw InkImportError(file: name, message: "InkML import is not available yet")
+    do {
+      return try InkML.read(data, created: Date())
+    } catch let error as InkMLError {
+      throw InkImportError(file: name, message: error.description)
+    }
   }
 
   static func readRemarkable(_ data: Data, name: String) throws -> InkDocument {
