@@ -76,7 +76,7 @@ final class InkRenderTests: XCTestCase {
     let stroke = line("s", from: (10.123, 50.5), to: (110.456, 50.5), width: width)
     let data = StrokeOutline.pathData(of: stroke)
     XCTAssertNil(data.range(of: #"\.\d{3}"#, options: .regularExpression), data)
-    XCTAssertNil(data.range(of: #"[^Mq0-9 ,.\-Z]"#, options: .regularExpression), data)
+    XCTAssertNil(data.range(of: #"[^Mqt0-9 ,.\-Z]"#, options: .regularExpression), data)
     let points = try absolutePoints(ofPath: data)
     XCTAssertFalse(points.isEmpty)
     for point in points {
@@ -88,6 +88,23 @@ final class InkRenderTests: XCTestCase {
     // The sides are straight: curve points on them lie exactly on y = 50.5 ± 3 (to the written 1/100 pt).
     XCTAssertTrue(points.contains { abs($0.y - 53.5) < 0.006 && $0.x > 50 && $0.x < 70 })
     XCTAssertTrue(points.contains { abs($0.y - 47.5) < 0.006 && $0.x > 50 && $0.x < 70 })
+  }
+
+  func testPathCurvesAreControlledByTheOutlineVertices() throws {
+    // A gentle bend (one piece), so the outline has vertices off any one line.
+    let stroke = polyline("b", [(10, 10), (30, 12), (50, 20), (60, 35), (62, 50)], width: 5)
+    let polygons = StrokeOutline.polygons(of: stroke)
+    XCTAssertEqual(polygons.count, 1)
+    let points = try absolutePoints(ofPath: StrokeOutline.pathData(of: stroke))
+    // After the M, control and end points alternate; the curves start at the first edge's midpoint, so the first
+    // control point is vertex 1 and the last is vertex 0.
+    let controls = stride(from: 1, to: points.count, by: 2).map { points[$0] }
+    let vertices = polygons[0]
+    XCTAssertEqual(controls.count, vertices.count)
+    for (control, vertex) in zip(controls, vertices[1...] + [vertices[0]]) {
+      XCTAssertEqual(control.x, vertex.x, accuracy: 0.011)
+      XCTAssertEqual(control.y, vertex.y, accuracy: 0.011)
+    }
   }
 
   func testSinglePointIsARoundDot() {
@@ -337,6 +354,21 @@ final class InkRenderTests: XCTestCase {
     XCTAssertTrue(white(image.pixel(10, 0)))
   }
 
+  func testMaskClipsTheStroke() throws {
+    // The mask keeps x < 100 of a stroke across the whole page.
+    var stroke = line("masked", from: (20, 50), to: (180, 50), width: 10)
+    stroke.mask = "M0,0H100V100H0Z"
+    let image = try rasterize([stroke])
+    XCTAssertTrue(dark(image.pixel(60, 50)), "\(image.pixel(60, 50))")
+    XCTAssertTrue(white(image.pixel(140, 50)), "\(image.pixel(140, 50))")
+    let document = InkDocument(strokes: [stroke])
+    let elements = try parseXML(try InkSVG.render(document))
+    let clip = try XCTUnwrap(elements.first { $0.name == "clipPath" }?.attributes["id"])
+    XCTAssertEqual(
+      elements.first { $0.name == "path" && $0.attributes["data-id"] == "masked" }?.attributes["clip-path"],
+      "url(#\(clip))")
+  }
+
   // MARK: - Helpers
 
   private struct Element {
@@ -373,8 +405,8 @@ final class InkRenderTests: XCTestCase {
     var reason: String
   }
 
-  /// The absolute coordinates of every control and end point in path data made of `M`, `q` (repeated) and `Z`,
-  /// read by this test's own tokenizer.
+  /// The absolute coordinates of every control and end point in path data made of `M`, `q`, `t` (each repeated)
+  /// and `Z`, read by this test's own tokenizer; `t`'s control point is the previous one mirrored (SVG 1.1, 8.3.7).
   private func absolutePoints(ofPath data: String) throws -> [(x: Double, y: Double)] {
     var tokens: [String] = []
     var number = ""
@@ -384,7 +416,7 @@ final class InkRenderTests: XCTestCase {
     }
     for character in data {
       switch character {
-      case "M", "q", "Z":
+      case "M", "q", "t", "Z":
         flush()
         tokens.append(String(character))
       case " ", ",": flush()
@@ -398,6 +430,7 @@ final class InkRenderTests: XCTestCase {
     var points: [(x: Double, y: Double)] = []
     var current = (x: 0.0, y: 0.0)
     var start = current
+    var lastControl = current
     var command = ""
     var index = 0
     func next() throws -> Double {
@@ -406,7 +439,7 @@ final class InkRenderTests: XCTestCase {
       return value
     }
     while index < tokens.count {
-      if ["M", "q", "Z"].contains(tokens[index]) {
+      if ["M", "q", "t", "Z"].contains(tokens[index]) {
         command = tokens[index]
         index += 1
         if command == "Z" {
@@ -424,6 +457,13 @@ final class InkRenderTests: XCTestCase {
         let end = (x: current.x + (try next()), y: current.y + (try next()))
         points += [control, end]
         current = end
+        lastControl = control
+      case "t":
+        let control = (x: 2 * current.x - lastControl.x, y: 2 * current.y - lastControl.y)
+        let end = (x: current.x + (try next()), y: current.y + (try next()))
+        points += [control, end]
+        current = end
+        lastControl = control
       default: throw BadPath(reason: "numbers after \(command)")
       }
     }

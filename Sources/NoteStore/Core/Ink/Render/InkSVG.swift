@@ -78,14 +78,22 @@ public enum InkSVG {
   public static func render(
     _ document: InkDocument, page: PageSelection = .first, options: Options = .standard
   ) throws -> String {
-    String(decoding: try renderBytes(document, page: page, options: options), as: UTF8.self)
+    let parts = try renderParts(document, page: page, options: options)
+    return String(unsafeUninitializedCapacity: parts.reduce(0) { $0 + $1.count }) { buffer in
+      copy(parts, into: buffer)
+    }
   }
 
-  /// The SVG as UTF-8 bytes, for writing to a file without another copy.
+  /// The SVG as UTF-8 bytes, for writing to a file (no String in between).
   public static func renderData(
     _ document: InkDocument, page: PageSelection = .first, options: Options = .standard
   ) throws -> Data {
-    Data(try renderBytes(document, page: page, options: options))
+    let parts = try renderParts(document, page: page, options: options)
+    var data = Data(count: parts.reduce(0) { $0 + $1.count })
+    data.withUnsafeMutableBytes { raw in
+      _ = copy(parts, into: raw.bindMemory(to: UInt8.self))
+    }
+    return data
   }
 
   // MARK: - Pages
@@ -124,7 +132,9 @@ public enum InkSVG {
     case .all: return all
     case .first: return Array(all.prefix(1))
     case .implicit:
-      guard let slot = all.first(where: { $0.id == nil }) else { throw InkRenderError.noImplicitPage(available: available) }
+      guard let slot = all.first(where: { $0.id == nil }) else {
+        throw InkRenderError.noImplicitPage(available: available)
+      }
       return [slot]
     case .page(let id):
       guard let slot = all.first(where: { $0.id == id }) else {
@@ -136,87 +146,103 @@ public enum InkSVG {
 
   // MARK: - Writing
 
-  static func renderBytes(_ document: InkDocument, page: PageSelection, options: Options) throws -> [UInt8] {
+  /// Copies the pieces of a document one after the other; returns the length.
+  private static func copy(_ parts: [ByteSink], into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    var offset = 0
+    for part in parts {
+      guard let source = part.bytes.baseAddress, let target = buffer.baseAddress, part.count > 0 else { continue }
+      (target + offset).update(from: source, count: part.count)
+      offset += part.count
+    }
+    return offset
+  }
+
+  /// The document as consecutive pieces: the pages' bodies are not copied until the caller joins them.
+  static func renderParts(_ document: InkDocument, page: PageSelection, options: Options) throws -> [ByteSink] {
     let slots = try select(page, from: document)
     var renderer = PageRenderer(options: options)
     // Each page's strokes first, since a page without a size takes its frame from them.
     let pages = slots.map { slot in renderer.render(slot) }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(pages.reduce(256) { $0 + $1.body.count + 256 })
-    bytes.append(contentsOf: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n".utf8)
-    bytes.append(contentsOf: "<svg xmlns=\"http://www.w3.org/2000/svg\"".utf8)
+    let head = ByteSink(capacity: 512)
+    head.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+    head.append("<svg xmlns=\"http://www.w3.org/2000/svg\"")
+    var parts: [ByteSink] = [head]
     if pages.count == 1, let only = pages.first {
-      appendFrame(only.frame, into: &bytes)
-      bytes.append(contentsOf: ">\n".utf8)
-      appendBackground(only.frame, options: options, into: &bytes)
-      bytes.append(contentsOf: only.body)
+      appendFrame(only.frame, into: head)
+      head.append(">\n")
+      appendBackground(only.frame, options: options, into: head)
+      parts.append(only.body)
     } else {
       let width = pages.map(\.frame.width).max() ?? 0
       let gaps = Double(max(pages.count - 1, 0)) * options.pageGap
       let height = pages.reduce(gaps) { $0 + $1.frame.height }
-      appendFrame(InkRect(minX: 0, minY: 0, maxX: width, maxY: height), into: &bytes)
-      bytes.append(contentsOf: ">\n".utf8)
+      appendFrame(InkRect(minX: 0, minY: 0, maxX: width, maxY: height), into: head)
+      head.append(">\n")
       var top = 0.0
       for page in pages {
         // A nested viewport per page: its own coordinates, and strokes beyond the page are clipped as on paper.
-        bytes.append(contentsOf: "<svg x=\"0\" y=\"".utf8)
-        SVGBytes.appendDecimal(top, decimals: 2, into: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-        appendFrame(page.frame, units: "", into: &bytes)
+        let open = ByteSink(capacity: 256)
+        open.append("<svg x=\"0\" y=\"")
+        SVGBytes.appendDecimal(top, decimals: 2, into: open)
+        open.append(UInt8(ascii: "\""))
+        appendFrame(page.frame, units: "", into: open)
         if let id = page.id {
-          bytes.append(contentsOf: " data-page=\"".utf8)
-          SVGBytes.appendAttribute(id, into: &bytes)
-          bytes.append(UInt8(ascii: "\""))
+          open.append(" data-page=\"")
+          SVGBytes.appendAttribute(id, into: open)
+          open.append(UInt8(ascii: "\""))
         }
-        bytes.append(contentsOf: ">\n".utf8)
-        appendBackground(page.frame, options: options, into: &bytes)
-        bytes.append(contentsOf: page.body)
-        bytes.append(contentsOf: "</svg>\n".utf8)
+        open.append(">\n")
+        appendBackground(page.frame, options: options, into: open)
+        let close = ByteSink(capacity: 16)
+        close.append("</svg>\n")
+        parts += [open, page.body, close]
         top += page.frame.height + options.pageGap
       }
     }
-    bytes.append(contentsOf: "</svg>\n".utf8)
-    return bytes
+    let tail = ByteSink(capacity: 16)
+    tail.append("</svg>\n")
+    parts.append(tail)
+    return parts
   }
 
   /// ` viewBox="x y w h" width="w…" height="h…"`: a point is 1/72 inch, so the document has its physical size.
-  private static func appendFrame(_ frame: InkRect, units: String = "pt", into bytes: inout [UInt8]) {
-    bytes.append(contentsOf: " viewBox=\"".utf8)
+  private static func appendFrame(_ frame: InkRect, units: String = "pt", into sink: ByteSink) {
+    sink.append(" viewBox=\"")
     for (index, value) in [frame.minX, frame.minY, frame.width, frame.height].enumerated() {
-      if index > 0 { bytes.append(UInt8(ascii: " ")) }
-      SVGBytes.appendDecimal(value, decimals: 2, into: &bytes)
+      if index > 0 { sink.append(UInt8(ascii: " ")) }
+      SVGBytes.appendDecimal(value, decimals: 2, into: sink)
     }
-    bytes.append(contentsOf: "\" width=\"".utf8)
-    SVGBytes.appendDecimal(frame.width, decimals: 2, into: &bytes)
-    bytes.append(contentsOf: units.utf8)
-    bytes.append(contentsOf: "\" height=\"".utf8)
-    SVGBytes.appendDecimal(frame.height, decimals: 2, into: &bytes)
-    bytes.append(contentsOf: units.utf8)
-    bytes.append(UInt8(ascii: "\""))
+    sink.append("\" width=\"")
+    SVGBytes.appendDecimal(frame.width, decimals: 2, into: sink)
+    sink.append(units)
+    sink.append("\" height=\"")
+    SVGBytes.appendDecimal(frame.height, decimals: 2, into: sink)
+    sink.append(units)
+    sink.append(UInt8(ascii: "\""))
   }
 
-  private static func appendBackground(_ frame: InkRect, options: Options, into bytes: inout [UInt8]) {
+  private static func appendBackground(_ frame: InkRect, options: Options, into sink: ByteSink) {
     guard let color = options.background else { return }
-    bytes.append(contentsOf: "<rect x=\"".utf8)
-    SVGBytes.appendDecimal(frame.minX, decimals: 2, into: &bytes)
-    bytes.append(contentsOf: "\" y=\"".utf8)
-    SVGBytes.appendDecimal(frame.minY, decimals: 2, into: &bytes)
-    bytes.append(contentsOf: "\" width=\"".utf8)
-    SVGBytes.appendDecimal(frame.width, decimals: 2, into: &bytes)
-    bytes.append(contentsOf: "\" height=\"".utf8)
-    SVGBytes.appendDecimal(frame.height, decimals: 2, into: &bytes)
-    bytes.append(contentsOf: "\" fill=\"".utf8)
-    SVGBytes.appendColor(color, into: &bytes)
-    bytes.append(UInt8(ascii: "\""))
-    appendOpacity(Double(color.alpha) / 255, into: &bytes)
-    bytes.append(contentsOf: "/>\n".utf8)
+    sink.append("<rect x=\"")
+    SVGBytes.appendDecimal(frame.minX, decimals: 2, into: sink)
+    sink.append("\" y=\"")
+    SVGBytes.appendDecimal(frame.minY, decimals: 2, into: sink)
+    sink.append("\" width=\"")
+    SVGBytes.appendDecimal(frame.width, decimals: 2, into: sink)
+    sink.append("\" height=\"")
+    SVGBytes.appendDecimal(frame.height, decimals: 2, into: sink)
+    sink.append("\" fill=\"")
+    SVGBytes.appendColor(color, into: sink)
+    sink.append(UInt8(ascii: "\""))
+    appendOpacity(Double(color.alpha) / 255, into: sink)
+    sink.append("/>\n")
   }
 
-  fileprivate static func appendOpacity(_ opacity: Double, into bytes: inout [UInt8]) {
+  fileprivate static func appendOpacity(_ opacity: Double, into sink: ByteSink) {
     guard opacity < 0.9995 else { return }
-    bytes.append(contentsOf: " fill-opacity=\"".utf8)
-    SVGBytes.appendDecimal(max(opacity, 0), decimals: 3, into: &bytes)
-    bytes.append(UInt8(ascii: "\""))
+    sink.append(" fill-opacity=\"")
+    SVGBytes.appendDecimal(max(opacity, 0), decimals: 3, into: sink)
+    sink.append(UInt8(ascii: "\""))
   }
 }
 
@@ -224,7 +250,7 @@ public enum InkSVG {
 private struct RenderedPage {
   var id: String?
   var frame: InkRect
-  var body: [UInt8]
+  var body: ByteSink
 }
 
 /// Renders pages with one set of outline buffers.
@@ -239,12 +265,11 @@ private struct PageRenderer {
   }
 
   mutating func render(_ slot: InkSVG.Slot) -> RenderedPage {
-    var body: [UInt8] = []
-    // About 30 bytes per point for a curve on each side; one reservation instead of many regrowths.
-    body.reserveCapacity(slot.strokes.reduce(0) { $0 + 30 * $1.points.count + 120 })
+    // About 30 bytes per point for a curve on each side; one allocation instead of many regrowths.
+    let body = ByteSink(capacity: slot.strokes.reduce(0) { $0 + 30 * $1.points.count + 120 })
     builder.resetBounds()
     for stroke in slot.strokes where stroke.ink != .eraser {
-      append(stroke, into: &body)
+      append(stroke, into: body)
     }
     return RenderedPage(id: slot.id, frame: frame(of: slot), body: body)
   }
@@ -262,29 +287,29 @@ private struct PageRenderer {
       maxX: (bounds.maxX + margin).rounded(.up), maxY: (bounds.maxY + margin).rounded(.up))
   }
 
-  private mutating func append(_ stroke: InkStroke, into body: inout [UInt8]) {
+  private mutating func append(_ stroke: InkStroke, into body: ByteSink) {
     builder.centreline(of: stroke, options: options.outline)
     guard builder.runCount > 0 else { return }
     var clipID: Int?
     if let mask = stroke.mask, !mask.isEmpty {
       clipCount += 1
       clipID = clipCount
-      body.append(contentsOf: "<clipPath id=\"nb-clip-".utf8)
-      SVGBytes.appendInteger(clipCount, into: &body)
-      body.append(contentsOf: "\"><path".utf8)
+      body.append("<clipPath id=\"nb-clip-")
+      SVGBytes.appendInteger(clipCount, into: body)
+      body.append("\"><path")
       if !stroke.transform.isIdentity {
         // The mask is in the stroke's own coordinates, like its points.
         let t = stroke.transform
-        body.append(contentsOf: " transform=\"matrix(\(t.a) \(t.b) \(t.c) \(t.d) \(t.tx) \(t.ty))\"".utf8)
+        body.append(" transform=\"matrix(\(t.a) \(t.b) \(t.c) \(t.d) \(t.tx) \(t.ty))\"")
       }
-      body.append(contentsOf: " d=\"".utf8)
-      SVGBytes.appendAttribute(mask, into: &body)
-      body.append(contentsOf: "\"/></clipPath>\n".utf8)
+      body.append(" d=\"")
+      SVGBytes.appendAttribute(mask, into: body)
+      body.append("\"/></clipPath>\n")
     }
-    body.append(contentsOf: "<path data-id=\"".utf8)
-    SVGBytes.appendAttribute(stroke.id, into: &body)
-    body.append(contentsOf: "\" fill=\"".utf8)
-    SVGBytes.appendColor(stroke.color, into: &body)
+    body.append("<path data-id=\"")
+    SVGBytes.appendAttribute(stroke.id, into: body)
+    body.append("\" fill=\"")
+    SVGBytes.appendColor(stroke.color, into: body)
     body.append(UInt8(ascii: "\""))
     var opacity = Double(stroke.color.alpha) / 255
     if stroke.channels.contains(.opacity), !stroke.points.isEmpty {
@@ -294,19 +319,19 @@ private struct PageRenderer {
     }
     if stroke.ink.isTranslucent {
       opacity *= options.translucentOpacity
-      if options.multiplyTranslucent { body.append(contentsOf: " style=\"mix-blend-mode:multiply\"".utf8) }
+      if options.multiplyTranslucent { body.append(" style=\"mix-blend-mode:multiply\"") }
     }
-    InkSVG.appendOpacity(opacity, into: &body)
+    InkSVG.appendOpacity(opacity, into: body)
     if let clipID {
-      body.append(contentsOf: " clip-path=\"url(#nb-clip-".utf8)
-      SVGBytes.appendInteger(clipID, into: &body)
-      body.append(contentsOf: ")\"".utf8)
+      body.append(" clip-path=\"url(#nb-clip-")
+      SVGBytes.appendInteger(clipID, into: body)
+      body.append(")\"")
     }
-    body.append(contentsOf: " d=\"".utf8)
+    body.append(" d=\"")
     for run in 0..<builder.runCount {
       builder.polygon(run: run)
-      builder.writePolygonPath(into: &body)
+      builder.writePolygonPath(into: body)
     }
-    body.append(contentsOf: "\"/>\n".utf8)
+    body.append("\"/>\n")
   }
 }

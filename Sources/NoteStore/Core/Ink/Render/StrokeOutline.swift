@@ -11,7 +11,8 @@ public enum StrokeOutline {
   /// How the outline follows the points.
   public struct Options: Hashable, Sendable {
     /// 0 up to 0.9: how far each point is pulled back towards the previous one before outlining, as a fraction
-    /// of the step and at most a quarter of the radius; irons out jitter. The stroke still ends exactly where the pen lifted.
+    /// of the step and at most a quarter of the radius; irons out jitter. The stroke still ends exactly where the
+    /// pen lifted.
     public var streamline: Double
     /// 0 to 1: a point nearer than `smoothing × radius ÷ 2` to the last one kept is dropped, which removes
     /// repeated points and keeps the path small.
@@ -70,13 +71,13 @@ public enum StrokeOutline {
   /// (so corners are rounded off), numbers to 1/100 pt. Empty when the stroke has no finite points.
   public static func pathData(of stroke: InkStroke, options: Options = .standard) -> String {
     var builder = OutlineBuilder()
-    var bytes: [UInt8] = []
+    let sink = ByteSink()
     builder.centreline(of: stroke, options: options)
     for run in 0..<builder.runCount {
       builder.polygon(run: run)
-      builder.writePolygonPath(into: &bytes)
+      builder.writePolygonPath(into: sink)
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return String(decoding: sink.bytes, as: UTF8.self)
   }
 }
 
@@ -90,6 +91,8 @@ struct Nib {
 
   /// Below this a stroke would vanish when rasterised; a recorded width of 0 still draws a hairline.
   static let minimumRadius = 0.1
+  /// Far beyond any nib; keeps a corrupt width from pushing coordinates past what the path writer can hold.
+  static let maximumRadius = 1e6
 
   init(stroke: InkStroke, options: StrokeOutline.Options) {
     hasWidth = stroke.channels.contains(.width)
@@ -108,7 +111,7 @@ struct Nib {
       diameter *= 1 + thinning * (force - 1)
     }
     let radius = diameter * scale / 2
-    return radius.isFinite ? max(radius, Nib.minimumRadius) : Nib.minimumRadius
+    return radius.isFinite ? min(max(radius, Nib.minimumRadius), Nib.maximumRadius) : Nib.minimumRadius
   }
 }
 
@@ -343,133 +346,242 @@ struct OutlineBuilder {
     }
   }
 
-  /// Appends the current polygon as a closed sub-path: `M` at the midpoint of the first edge, then relative
-  /// quadratic curves with each vertex as control point ending at the next edge's midpoint. Coordinates are rounded
-  /// to 1/100 pt before the differences are taken, so the relative steps add up exactly.
-  func writePolygonPath(into bytes: inout [UInt8]) {
+  /// Appends the current polygon as a closed sub-path of quadratic curves, each vertex the control point of the
+  /// curve between the midpoints of its two edges: `M` at the first edge's midpoint, one relative `q`, then relative
+  /// `t` (the next control point is the previous one mirrored through the midpoint, which is exactly the next
+  /// vertex), so each vertex costs one pair of numbers. Vertices are rounded to 1/50 pt, so every midpoint is a whole
+  /// 1/100 pt: the steps add up exactly and nothing drifts.
+  func writePolygonPath(into sink: ByteSink) {
     let count = outlineX.count
     guard count >= 2 else { return }
-    @inline(__always) func hundredths(_ value: Double) -> Int { Int((value * 100).rounded()) }
-    @inline(__always) func midpoint(_ a: Int, _ b: Int) -> (Int, Int) {
-      (Int(((outlineX[a] + outlineX[b]) * 50).rounded()), Int(((outlineY[a] + outlineY[b]) * 50).rounded()))
+    // Per vertex one pair of at most 2 × 18 characters and 2 separators; written without bounds checks.
+    sink.reserve(count * 40 + 96)
+    outlineX.withUnsafeBufferPointer { xs in
+      outlineY.withUnsafeBufferPointer { ys in
+        @inline(__always) func vertex(_ index: Int) -> (Int, Int) {
+          let wrapped = index >= count ? index - count : index
+          return (2 * SVGBytes.roundToInt(xs[wrapped] * 50), 2 * SVGBytes.roundToInt(ys[wrapped] * 50))
+        }
+        var cursor = sink.cursor
+        let first = vertex(0)
+        var control = vertex(1)
+        var next = vertex(2)
+        let start = ((first.0 + control.0) / 2, (first.1 + control.1) / 2)
+        var end = ((control.0 + next.0) / 2, (control.1 + next.1) / 2)
+        cursor.put(UInt8(ascii: "M"))
+        SVGBytes.writePair(start.0, start.1, first: true, &cursor)
+        cursor.put(UInt8(ascii: "q"))
+        SVGBytes.writePair(control.0 - start.0, control.1 - start.1, first: true, &cursor)
+        SVGBytes.writePair(end.0 - start.0, end.1 - start.1, first: false, &cursor)
+        cursor.put(UInt8(ascii: "t"))
+        var current = end
+        for index in 2...count {
+          control = next
+          next = vertex(index + 1)
+          end = ((control.0 + next.0) / 2, (control.1 + next.1) / 2)
+          SVGBytes.writePair(end.0 - current.0, end.1 - current.1, first: index == 2, &cursor)
+          current = end
+        }
+        cursor.put(UInt8(ascii: "Z"))
+        sink.advance(to: cursor)
+      }
     }
-    let start = midpoint(0, 1)
-    bytes.append(UInt8(ascii: "M"))
-    SVGBytes.appendPair(start.0, start.1, first: true, into: &bytes)
-    bytes.append(UInt8(ascii: "q"))
-    var current = start
-    var first = true
-    for index in 1...count {
-      let vertex = index == count ? 0 : index
-      let end = index == count ? start : midpoint(vertex, vertex + 1 == count ? 0 : vertex + 1)
-      let controlX = hundredths(outlineX[vertex])
-      let controlY = hundredths(outlineY[vertex])
-      SVGBytes.appendPair(controlX - current.0, controlY - current.1, first: first, into: &bytes)
-      SVGBytes.appendPair(end.0 - current.0, end.1 - current.1, first: false, into: &bytes)
-      current = end
-      first = false
+  }
+}
+
+/// A growable byte buffer. The hot loops write through a raw cursor after one `reserve`, which keeps bounds and
+/// uniqueness checks out of the per-number work.
+final class ByteSink {
+  private(set) var base: UnsafeMutablePointer<UInt8>
+  private(set) var count = 0
+  private var capacity: Int
+
+  init(capacity: Int = 4096) {
+    self.capacity = max(capacity, 64)
+    base = .allocate(capacity: self.capacity)
+  }
+
+  deinit { base.deallocate() }
+
+  /// Makes room for `extra` more bytes.
+  @inline(__always)
+  func reserve(_ extra: Int) {
+    if count + extra > capacity { grow(to: count + extra) }
+  }
+
+  private func grow(to needed: Int) {
+    var size = capacity * 2
+    while size < needed { size *= 2 }
+    let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+    bigger.update(from: base, count: count)
+    base.deallocate()
+    base = bigger
+    capacity = size
+  }
+
+  /// Where the next byte goes; valid for as many bytes as were reserved.
+  var cursor: Cursor { Cursor(pointer: base + count) }
+
+  /// Takes the bytes written through `cursor`.
+  func advance(to cursor: Cursor) {
+    count = cursor.pointer - base
+  }
+
+  func append(_ byte: UInt8) {
+    reserve(1)
+    base[count] = byte
+    count += 1
+  }
+
+  func append(_ text: String) {
+    var text = text
+    text.withUTF8 { append(bytes: $0) }
+  }
+
+  func append(bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+    reserve(bytes.count)
+    (base + count).update(from: source, count: bytes.count)
+    count += bytes.count
+  }
+
+  func append(_ other: ByteSink) {
+    append(bytes: other.bytes)
+  }
+
+  /// The bytes written so far; valid until the next write.
+  var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+  /// Runs `write` with a cursor good for `size` bytes.
+  @inline(__always)
+  func write(upTo size: Int, _ write: (inout Cursor) -> Void) {
+    reserve(size)
+    var cursor = self.cursor
+    write(&cursor)
+    advance(to: cursor)
+  }
+
+  /// A write position inside reserved space.
+  struct Cursor {
+    var pointer: UnsafeMutablePointer<UInt8>
+
+    @inline(__always)
+    mutating func put(_ byte: UInt8) {
+      pointer.pointee = byte
+      pointer += 1
     }
-    bytes.append(UInt8(ascii: "Z"))
   }
 }
 
 /// Writing numbers and text straight into UTF-8 bytes: the renderer writes millions of numbers per page.
 enum SVGBytes {
-  /// An x,y pair of hundredths; `first` when nothing separates it from the command letter before it.
+  /// Rounds half away from zero, like `rounded()`, without a call into the C library.
   @inline(__always)
-  static func appendPair(_ x: Int, _ y: Int, first: Bool, into bytes: inout [UInt8]) {
-    // A minus sign separates numbers by itself.
-    if !first && x >= 0 { bytes.append(UInt8(ascii: " ")) }
-    appendHundredths(x, into: &bytes)
-    if y >= 0 { bytes.append(UInt8(ascii: ",")) }
-    appendHundredths(y, into: &bytes)
+  static func roundToInt(_ value: Double) -> Int {
+    Int(value < 0 ? value - 0.5 : value + 0.5)
   }
 
-  /// `value / 100` with at most two decimals and no trailing zeros: 150 → "1.5", −5 → "-.05", 0 → "0".
+  /// An x,y pair of hundredths; `first` when nothing separates it from the command letter before it.
   @inline(__always)
-  static func appendHundredths(_ value: Int, into bytes: inout [UInt8]) {
+  static func writePair(_ x: Int, _ y: Int, first: Bool, _ cursor: inout ByteSink.Cursor) {
+    // A minus sign separates numbers by itself.
+    if !first && x >= 0 { cursor.put(UInt8(ascii: " ")) }
+    writeHundredths(x, &cursor)
+    if y >= 0 { cursor.put(UInt8(ascii: ",")) }
+    writeHundredths(y, &cursor)
+  }
+
+  /// `value / 100` with at most two decimals and no trailing zeros: 150 → "1.5", −5 → "-.05", 0 → "0". At most
+  /// 22 bytes.
+  @inline(__always)
+  static func writeHundredths(_ value: Int, _ cursor: inout ByteSink.Cursor) {
     var magnitude = value
     if value < 0 {
-      bytes.append(UInt8(ascii: "-"))
-      magnitude = -value
+      cursor.put(UInt8(ascii: "-"))
+      magnitude = 0 &- value
     }
     let whole = magnitude / 100
     let fraction = magnitude % 100
-    if whole > 0 || fraction == 0 { appendInteger(whole, into: &bytes) }
+    if whole > 0 || fraction == 0 { writeInteger(whole, &cursor) }
     if fraction != 0 {
-      bytes.append(UInt8(ascii: "."))
-      bytes.append(UInt8(ascii: "0") &+ UInt8(fraction / 10))
-      if fraction % 10 != 0 { bytes.append(UInt8(ascii: "0") &+ UInt8(fraction % 10)) }
+      cursor.put(UInt8(ascii: "."))
+      cursor.put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction / 10))
+      if fraction % 10 != 0 { cursor.put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)) }
     }
   }
 
-  /// A non-negative integer in decimal.
+  /// A non-negative integer in decimal; at most 19 bytes.
   @inline(__always)
-  static func appendInteger(_ value: Int, into bytes: inout [UInt8]) {
+  static func writeInteger(_ value: Int, _ cursor: inout ByteSink.Cursor) {
     if value < 10 {
-      bytes.append(UInt8(ascii: "0") &+ UInt8(value))
+      cursor.put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
       return
     }
     var power = 10
     while power <= value / 10 { power *= 10 }
     var rest = value
     while power > 0 {
-      bytes.append(UInt8(ascii: "0") &+ UInt8(rest / power))
+      cursor.put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest / power))
       rest %= power
       power /= 10
     }
   }
 
+  static func appendInteger(_ value: Int, into sink: ByteSink) {
+    sink.write(upTo: 24) { writeInteger(value, &$0) }
+  }
+
   /// A number with up to `decimals` decimals (at most 3), trailing zeros dropped; for sizes and opacities.
-  static func appendDecimal(_ value: Double, decimals: Int, into bytes: inout [UInt8]) {
-    let scale = [1, 10, 100, 1000][min(max(decimals, 0), 3)]
-    let scaled = Int((value * Double(scale)).rounded())
-    if scaled < 0 { bytes.append(UInt8(ascii: "-")) }
-    let magnitude = abs(scaled)
-    appendInteger(magnitude / scale, into: &bytes)
-    var fraction = magnitude % scale
-    guard fraction != 0 else { return }
-    bytes.append(UInt8(ascii: "."))
-    var digits = decimals
-    var divisor = scale / 10
-    while fraction != 0 && digits > 0 {
-      bytes.append(UInt8(ascii: "0") &+ UInt8(fraction / divisor))
-      fraction %= divisor
-      divisor /= 10
-      digits -= 1
+  static func appendDecimal(_ value: Double, decimals: Int, into sink: ByteSink) {
+    let decimals = min(max(decimals, 0), 3)
+    let scale = [1, 10, 100, 1000][decimals]
+    let scaled = value.isFinite ? roundToInt(min(max(value, -1e12), 1e12) * Double(scale)) : 0
+    sink.write(upTo: 32) { cursor in
+      if scaled < 0 { cursor.put(UInt8(ascii: "-")) }
+      let magnitude = abs(scaled)
+      writeInteger(magnitude / scale, &cursor)
+      var fraction = magnitude % scale
+      guard fraction != 0 else { return }
+      cursor.put(UInt8(ascii: "."))
+      var divisor = scale / 10
+      while fraction != 0 && divisor > 0 {
+        cursor.put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction / divisor))
+        fraction %= divisor
+        divisor /= 10
+      }
     }
   }
 
   /// Text as an XML attribute value: markup characters escaped; characters XML 1.0 cannot carry at all (controls
   /// other than tab, newline and return; U+FFFE, U+FFFF) become U+FFFD.
-  static func appendAttribute(_ text: String, into bytes: inout [UInt8]) {
+  static func appendAttribute(_ text: String, into sink: ByteSink) {
     for scalar in text.unicodeScalars {
       switch scalar {
-      case "&": bytes.append(contentsOf: "&amp;".utf8)
-      case "<": bytes.append(contentsOf: "&lt;".utf8)
-      case ">": bytes.append(contentsOf: "&gt;".utf8)
-      case "\"": bytes.append(contentsOf: "&quot;".utf8)
-      case "'": bytes.append(contentsOf: "&apos;".utf8)
+      case "&": sink.append("&amp;")
+      case "<": sink.append("&lt;")
+      case ">": sink.append("&gt;")
+      case "\"": sink.append("&quot;")
+      case "'": sink.append("&apos;")
       // Attribute-value normalisation would turn a raw tab or newline into a space.
-      case "\t": bytes.append(contentsOf: "&#9;".utf8)
-      case "\n": bytes.append(contentsOf: "&#10;".utf8)
-      case "\r": bytes.append(contentsOf: "&#13;".utf8)
+      case "\t": sink.append("&#9;")
+      case "\n": sink.append("&#10;")
+      case "\r": sink.append("&#13;")
       default:
         let allowed = scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF
-        UTF8.encode(allowed ? scalar : "\u{FFFD}") { bytes.append($0) }
+        UTF8.encode(allowed ? scalar : "\u{FFFD}") { sink.append($0) }
       }
     }
   }
 
-  private static let hexDigits = Array("0123456789abcdef".utf8)
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
   /// `#rrggbb`.
-  static func appendColor(_ color: InkColor, into bytes: inout [UInt8]) {
+  static func appendColor(_ color: InkColor, into sink: ByteSink) {
     let digits = hexDigits
-    bytes.append(UInt8(ascii: "#"))
+    sink.append(UInt8(ascii: "#"))
     for component in [color.red, color.green, color.blue] {
-      bytes.append(digits[Int(component >> 4)])
-      bytes.append(digits[Int(component & 15)])
+      sink.append(digits[Int(component >> 4)])
+      sink.append(digits[Int(component & 15)])
     }
   }
 }
