@@ -4,6 +4,10 @@ import NoteStore
 /// Parse + render of one dense page of ink: 2 000 strokes of 200 points with every PencilKit channel, serialized
 /// canonically, then `InkCodec.parse` and `InkSVG.render` timed in this process.
 func inkBenchmark(options: Options) throws {
+  if let path = ProcessInfo.processInfo.environment[inkChildVariable] {
+    try inkChild(path: path)
+    return
+  }
   let strokes = 2_000
   let pointsPerStroke = 200
   let document = syntheticInkPage(strokes: strokes, pointsPerStroke: pointsPerStroke)
@@ -25,6 +29,17 @@ func inkBenchmark(options: Options) throws {
     both.append(parseTime + renderTime)
   }
   let rssAfter = selfMaxRSSKiB()
+  // This process's high-water mark includes building the synthetic page; a fresh process shows what parse + render
+  // of the file costs by itself (and, as a baseline, what reading the file costs).
+  let file = FileManager.default.temporaryDirectory.appendingPathComponent("nb-bench-ink-\(getpid()).ink.jsonl")
+  try data.write(to: file)
+  defer { try? FileManager.default.removeItem(at: file) }
+  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+  setenv(inkChildVariable, file.path + "|read", 1)
+  let readOnly = peakRSSKiB([executable, "--ink"])
+  setenv(inkChildVariable, file.path, 1)
+  let parseRender = peakRSSKiB([executable, "--ink"])
+  unsetenv(inkChildVariable)
   func mib(_ kib: Int) -> String { String(format: "%.1f", Double(kib) / 1024) }
   print("\n### ink: one page, \(strokes) strokes × \(pointsPerStroke) points = \(points) points\n")
   print("| step | p50 ms | p95 ms |")
@@ -38,7 +53,23 @@ func inkBenchmark(options: Options) throws {
   print("| sidecar bytes per 1000 points | \(data.count * 1000 / max(points, 1)) |")
   print("| SVG size | \(String(format: "%.2f", Double(svgBytes) / 1_048_576)) MiB |")
   print("| peak RSS of this process before / after the samples | \(mib(rssBefore)) / \(mib(rssAfter)) MiB |")
+  print(
+    "| peak RSS of a fresh process: read the file / read + parse + render once | "
+      + "\(readOnly.map(mib) ?? "?") / \(parseRender.map(mib) ?? "?") MiB |")
   fflush(stdout)
+}
+
+/// Set (to a sidecar's path) in the child process that measures memory; `|read` after the path: only read the file.
+private let inkChildVariable = "NB_BENCH_INK_FILE"
+
+/// The measured child: reads the file and, unless told to only read it, parses and renders it once.
+private func inkChild(path: String) throws {
+  let readOnly = path.hasSuffix("|read")
+  let data = try Data(contentsOf: URL(fileURLWithPath: readOnly ? String(path.dropLast(5)) : path))
+  guard !readOnly else { return }
+  let svg = try InkSVG.render(try InkCodec.parse(data))
+  // Keeps the work from being optimised away.
+  if svg.isEmpty { exit(1) }
 }
 
 /// A deterministic page of handwriting-like strokes: each wanders with a slowly turning direction at 240 Hz, its
