@@ -19,6 +19,8 @@ struct Options {
   var xwmx: String?
   /// Measure `nb sync` against `git pull --no-rebase && git push` instead of saves.
   var sync = false
+  /// Measure ink parse + render of one dense page instead (in process; needs no nb binary).
+  var ink = false
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -33,11 +35,12 @@ struct Options {
       case "--keep": keep = true
       case "--xwmx": xwmx = iterator.next()
       case "--sync": sync = true
+      case "--ink": ink = true
       default:
         FileHandle.standardError.write(
           Data(
-            "usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH] [--sync]\n"
-              .utf8))
+            ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
+              + " [--sync] [--ink]\n").utf8))
         exit(2)
       }
     }
@@ -311,6 +314,10 @@ func benchmark(size: Int, options: Options) throws {
 }
 
 let options = Options(arguments: Array(CommandLine.arguments.dropFirst()))
+if options.ink {
+  try inkBenchmark(options: options)
+  exit(0)
+}
 nbPath = options.nbBinary
 guard FileManager.default.isExecutableFile(atPath: options.nbBinary) else {
   FileHandle.standardError.write(Data("nb-bench: no nb binary at \(options.nbBinary); build it or pass --nb\n".utf8))
