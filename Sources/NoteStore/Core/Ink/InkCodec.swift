@@ -208,16 +208,9 @@ public enum InkCodec {
 
     func peekKind(_ scanner: InkJSONScanner) throws -> String {
       var probe = scanner
-      var kind: String?
-      do {
-        try probe.object { scanner, key in
-          if key == "k" { kind = try scanner.string() } else { _ = try scanner.rawValue(key) }
-        }
-      } catch {
-        // A bad value after the kind is reported by the record's own parser, which knows what the key means.
-        if kind == nil { throw error }
+      guard let kind = try probe.firstString(forKey: "k") else {
+        throw InkSyntaxError(message: "the record has no \"k\" (kind: \"s\" or \"page\")")
       }
-      guard let kind else { throw InkSyntaxError(message: "the record has no \"k\" (kind: \"s\" or \"page\")") }
       return kind
     }
 

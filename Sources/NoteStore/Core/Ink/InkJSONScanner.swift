@@ -64,6 +64,28 @@ struct InkJSONScanner {
     }
   }
 
+  /// The string value of `key` in the object that starts here, reading only as far as that key (in canonical files
+  /// the first); nil when the object has no such key. Errors in values before it are reported.
+  mutating func firstString(forKey wanted: String) throws -> String? {
+    try expect(UInt8(ascii: "{"), "'{' (each line is one JSON object)")
+    skipSpace()
+    if peek() == UInt8(ascii: "}") { return nil }
+    while true {
+      skipSpace()
+      guard peek() == UInt8(ascii: "\"") else { throw InkSyntaxError(message: "expected a key in double quotes") }
+      let key = try string()
+      try expect(UInt8(ascii: ":"), "':' after key \"\(key)\"")
+      skipSpace()
+      if key == wanted { return try string() }
+      try skipValue(key, depth: 0)
+      skipSpace()
+      guard let byte = peek() else { throw InkSyntaxError(message: "unterminated object (missing '}')") }
+      position += 1
+      if byte == UInt8(ascii: "}") { return nil }
+      guard byte == UInt8(ascii: ",") else { throw InkSyntaxError(message: "expected ',' or '}' after \"\(key)\"") }
+    }
+  }
+
   mutating func string() throws -> String {
     skipSpace()
     guard peek() == UInt8(ascii: "\"") else { throw InkSyntaxError(message: "expected a string") }
@@ -268,20 +290,26 @@ struct InkJSONScanner {
     case UInt8(ascii: "f"): try literal("false", key)
     case UInt8(ascii: "n"): try literal("null", key)
     default:
-      // Numbers in unknown keys may have fractions: they are someone else's data, kept as written.
-      let start = position
+      // Numbers in unknown keys may have fractions: they are someone else's data, kept as written. JSON's number
+      // grammar, checked byte by byte: -? int frac? exp?
       if peek() == UInt8(ascii: "-") { position += 1 }
-      var sawDigit = false
-      while let next = peek(),
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) || next == UInt8(ascii: ".")
-          || next | 0x20 == 0x65 || next == UInt8(ascii: "+") || next == UInt8(ascii: "-")
-      {
-        if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) { sawDigit = true }
-        position += 1
+      func digits() -> Int {
+        let start = position
+        while let next = peek(), next &- UInt8(ascii: "0") < 10 { position += 1 }
+        return position - start
       }
-      let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
-      guard sawDigit, Double(text) != nil else {
-        throw InkSyntaxError(message: "\"\(key)\" holds something that is not a JSON value")
+      let notANumber = InkSyntaxError(message: "\"\(key)\" holds something that is not a JSON value")
+      let integerStart = position
+      let integerDigits = digits()
+      guard integerDigits > 0, integerDigits == 1 || base[integerStart] != UInt8(ascii: "0") else { throw notANumber }
+      if peek() == UInt8(ascii: ".") {
+        position += 1
+        guard digits() > 0 else { throw notANumber }
+      }
+      if let next = peek(), next | 0x20 == 0x65 {
+        position += 1
+        if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
+        guard digits() > 0 else { throw notANumber }
       }
     }
   }
