@@ -13,7 +13,9 @@ struct InkCommand: ParsableCommand {
         git config diff.nb-ink.textconv "nb ink textconv"
       (.gitattributes, written by nb init, already marks *.ink.jsonl with merge=nb-ink diff=nb-ink.)
       """,
-    subcommands: [InkInfo.self, InkImport.self, InkExport.self, InkErase.self, InkTextConvCommand.self],
+    subcommands: [
+      InkInfo.self, InkRender.self, InkImport.self, InkExport.self, InkErase.self, InkTextConvCommand.self,
+    ],
     defaultSubcommand: InkInfo.self)
 }
 

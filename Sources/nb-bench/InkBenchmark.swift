@@ -1,4 +1,5 @@
 import Foundation
+import NBTestSupport
 import NoteStore
 
 /// Parse + render of one dense page of ink: 2 000 strokes of 200 points with every PencilKit channel, serialized
@@ -56,7 +57,32 @@ func inkBenchmark(options: Options) throws {
   print(
     "| peak RSS of a fresh process: read the file / read + parse + render once | "
       + "\(readOnly.map(mib) ?? "?") / \(parseRender.map(mib) ?? "?") MiB |")
+  try inkSizes(synthetic: document)
   fflush(stdout)
+}
+
+/// Bytes per 1000 points of the same strokes as a sidecar, as InkML (what `nb ink export` writes) and, for real
+/// reMarkable pages, as the .rm file they came from.
+private func inkSizes(synthetic: InkDocument) throws {
+  print("\n### ink file size: bytes per 1000 points of the same strokes\n")
+  print("| strokes | points | .rm | nb .ink.jsonl | InkML |")
+  print("|---|---:|---:|---:|---:|")
+  func perThousand(_ bytes: Int, _ points: Int) -> String { points == 0 ? "-" : "\(bytes * 1000 / points)" }
+  func row(_ name: String, _ document: InkDocument, rm: Int?) {
+    let points = document.pointCount
+    let sidecar = InkCodec.serialize(document).count
+    let inkml = InkML.write(document).utf8.count
+    print(
+      "| \(name) | \(points) | \(rm.map { perThousand($0, points) } ?? "-") | \(perThousand(sidecar, points)) | "
+        + "\(perThousand(inkml, points)) |")
+  }
+  for name in [
+    "Color_and_tool_v3.14.4.rm", "More_color_highlight_shader_v3.15.4.2.rm", "Lines_v2.rm",
+  ] {
+    let data = try Data(contentsOf: TestData.url("remarkable/" + name))
+    row(name, try RemarkableV6.read(data), rm: data.count)
+  }
+  row("synthetic page (all PencilKit channels)", synthetic, rm: nil)
 }
 
 /// Set (to a sidecar's path) in the child process that measures memory; `|read` after the path: only read the file.

@@ -114,6 +114,35 @@ final class InkTests: NBCLITestCase {
     XCTAssertTrue(FileManager.default.fileExists(atPath: url("inbox/roadmap.ink.jsonl").path))
   }
 
+  func testRenderWritesAnSVGThatARealRendererDraws() throws {
+    // A 200×100 pt page with one pen stroke from (20, 50) to (30, 50) pt and one far away on another page.
+    let page = #"{"k":"page","id":"p1","ord":"a","w":200,"h":100}"#
+    let other = #"{"k":"page","id":"p2","ord":"b","w":200,"h":100}"#
+    let elsewhere = Self.stroke("s2", x0: 150, y: 20).replacingOccurrences(of: #""ord""#, with: #""pg":"p2","ord""#)
+    let onPage = Self.stroke("s1", x0: 20, y: 50).replacingOccurrences(of: #""ord""#, with: #""pg":"p1","ord""#)
+    try write("inbox/roadmap.ink.jsonl", Self.file(page, other, onPage, elsewhere))
+    try gitCommitAll()
+    let svgPath = root.deletingLastPathComponent().appendingPathComponent("roadmap.svg").path
+    let output = try assertNoCommit { try nbSucceeds("ink", "render", "roadmap", "-o", svgPath).stdout }
+    XCTAssertTrue(output.contains("wrote \(svgPath)"), output)
+    let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
+    XCTAssertTrue(svg.contains(#"viewBox="0 0 200 100""#), svg)
+    // One pixel per point: rsvg-convert draws the page at 200×100.
+    let image = try Raster.render(svg: svg, width: 200, height: 100)
+    XCTAssertLessThan(image.pixel(25, 50).brightness, 100, "the stroke's middle is inked")
+    XCTAssertGreaterThan(image.pixel(25, 60).brightness, 250, "10 pt below it is blank")
+    XCTAssertGreaterThan(image.pixel(155, 20).brightness, 250, "page 2's stroke is not on page 1")
+    // Page 2 by number draws the other stroke; stdout without -o.
+    let second = try nbSucceeds("ink", "render", "roadmap", "--page", "2").stdout
+    let image2 = try Raster.render(svg: second, width: 200, height: 100)
+    XCTAssertLessThan(image2.pixel(155, 20).brightness, 100)
+    XCTAssertGreaterThan(image2.pixel(25, 50).brightness, 250)
+    try assertRefused(["ink", "render", "roadmap", "--page", "3"], mentioning: ["--page 3", "2 pages"])
+    try assertRefused(["ink", "render", "plain-missing"], mentioning: ["plain-missing"])
+    try addNote("Plain", content: "text only\n")
+    try assertRefused(["ink", "render", "plain"], mentioning: ["has no ink", "nb ink import"])
+  }
+
   // MARK: - Other tools' files
 
   func testImportsRealReMarkableFilesWithTheirStrokeAndPointCounts() throws {

@@ -177,6 +177,7 @@ final class InkRenderTests: XCTestCase {
       line(
         "hl", from: (10, 50), to: (50, 50), ink: .highlighter, color: InkColor(red: 255, green: 0, blue: 0, alpha: 128),
         page: "p1", order: "a4"),
+      line("marker", from: (10, 60), to: (50, 60), ink: .marker, page: "p1", order: "a5"),
     ]
     let svg = try InkSVG.render(document)
     let elements = try parseXML(svg)
@@ -187,15 +188,18 @@ final class InkRenderTests: XCTestCase {
     XCTAssertEqual(root.attributes["width"], "300pt")
     XCTAssertEqual(root.attributes["height"], "200pt")
     let paths = elements.filter { $0.name == "path" }
-    XCTAssertEqual(paths.map { $0.attributes["data-id"] }, ["a-bottom", "c-top", "odd <&\"'> id", "hl"])
+    XCTAssertEqual(paths.map { $0.attributes["data-id"] }, ["a-bottom", "c-top", "odd <&\"'> id", "hl", "marker"])
     // Unknown ink draws as an opaque pen.
     XCTAssertEqual(paths[2].attributes["fill"], "#000000")
     XCTAssertNil(paths[2].attributes["fill-opacity"])
     XCTAssertNil(paths[2].attributes["style"])
-    // Highlighter: alpha 128/255 times 0.35 = 0.1757 → 0.176.
+    // A highlighter whose colour is already translucent keeps its alpha, 128/255 = 0.502 (not faded twice).
     XCTAssertEqual(paths[3].attributes["fill"], "#ff0000")
-    XCTAssertEqual(paths[3].attributes["fill-opacity"], "0.176")
+    XCTAssertEqual(paths[3].attributes["fill-opacity"], "0.502")
     XCTAssertEqual(paths[3].attributes["style"], "mix-blend-mode:multiply")
+    // An opaque marker colour is made see-through: 0.35.
+    XCTAssertEqual(paths[4].attributes["fill-opacity"], "0.35")
+    XCTAssertEqual(paths[4].attributes["style"], "mix-blend-mode:multiply")
     let background = try XCTUnwrap(elements.first { $0.name == "rect" })
     XCTAssertEqual(background.attributes["fill"], "#ffffff")
   }

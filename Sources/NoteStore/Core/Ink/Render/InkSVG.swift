@@ -46,7 +46,8 @@ public enum InkSVG {
     public var margin: Double
     /// Space (points) between pages when every page is drawn.
     public var pageGap: Double
-    /// The opacity marker and highlighter ink is drawn with (times the colour's alpha).
+    /// The opacity marker and highlighter ink with an opaque colour is drawn with (a translucent colour keeps its
+    /// own alpha).
     public var translucentOpacity: Double
     /// Whether marker and highlighter ink multiplies with what is below (`mix-blend-mode: multiply`), as on paper.
     public var multiplyTranslucent: Bool
@@ -318,7 +319,9 @@ private struct PageRenderer {
       opacity *= mean.isFinite ? min(max(mean, 0), 1) : 1
     }
     if stroke.ink.isTranslucent {
-      opacity *= options.translucentOpacity
+      // A colour that already carries its translucency (a reMarkable shader, a PencilKit marker with alpha) is
+      // drawn as it says; only an opaque marker colour is made see-through here, so nothing is faded twice.
+      if stroke.color.alpha == 255 { opacity *= options.translucentOpacity }
       if options.multiplyTranslucent { body.append(" style=\"mix-blend-mode:multiply\"") }
     }
     InkSVG.appendOpacity(opacity, into: body)

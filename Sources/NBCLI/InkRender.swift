@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+
+/// `nb ink render NOTE -o FILE.svg`: the drawing as SVG a browser shows.
+struct InkRender: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "render",
+    abstract: "Render a note's ink as SVG: one filled, pressure-varying <path> per stroke, the page as viewBox.")
+
+  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
+  var note: String
+
+  @Option(name: .shortAndLong, help: "Write to this file instead of standard output.", completion: .file())
+  var output: String?
+
+  @Option(help: "Which page: its number (1, 2, …, as 'nb ink info' lists them), its id, or 'all' (stacked).")
+  var page: String?
+
+  @Flag(help: "Leave the background transparent instead of white.")
+  var transparent = false
+
+  @OptionGroup var repository: RepositoryOptions
+
+  func run() throws {
+    let target = try InkTarget(repository, note)
+    let document = try target.requireInk()
+    var options = InkSVG.Options.standard
+    if transparent { options.background = nil }
+    let svg = try InkSVG.renderData(document, page: try selection(in: document), options: options)
+    try writeOutput(svg, to: output)
+    if let output, output != "-" {
+      print("wrote \(output) (\(CommitMessage.count(document.strokes.count, "stroke")))")
+    }
+  }
+
+  func selection(in document: InkDocument) throws -> InkSVG.PageSelection {
+    guard let page else { return .first }
+    if page == "all" { return .all }
+    let ordered = document.orderedPages
+    if let number = Int(page) {
+      guard (1...max(ordered.count, 1)).contains(number) else {
+        throw CommandError("--page \(page): the ink has \(CommitMessage.count(max(ordered.count, 1), "page"))")
+      }
+      return ordered.isEmpty ? .implicit : .page(ordered[number - 1].id)
+    }
+    guard ordered.contains(where: { $0.id == page }) else {
+      throw CommandError(
+        "--page \(page): no such page; give a number from 1 to \(max(ordered.count, 1)), a page id, or 'all'")
+    }
+    return .page(page)
+  }
+}
