@@ -37,6 +37,21 @@ struct Quickstart: ParsableCommand {
     step("move roadmap work/archive")
     print(try notes.move(try notes.resolve("roadmap"), to: "work/archive").path)
 
+    // Handwriting: an InkML page (what a pen tablet exports) imported beside the roadmap, then rendered.
+    let inkml = FileManager.default.temporaryDirectory.appendingPathComponent("nb-demo-sketch-\(getpid()).inkml")
+    try Data(Self.demoInkML.utf8).write(to: inkml)
+    defer { try? FileManager.default.removeItem(at: inkml) }
+    step("ink import roadmap sketch.inkml")
+    let sketched = try notes.importInk(
+      try InkImporter.read(try Data(contentsOf: inkml), name: "sketch.inkml"), into: try notes.resolve("roadmap"),
+      replace: false, source: "sketch.inkml")
+    print("\(sketched.note.path): added \(CommitMessage.count(sketched.strokes, "stroke")) from sketch.inkml")
+    // Beside the repository, not in it: the demo's work tree stays clean.
+    let svg = location.deletingLastPathComponent().appendingPathComponent(location.lastPathComponent + "-roadmap.svg")
+    step("ink render roadmap -o \(svg.path)")
+    try InkSVG.renderData(try notes.ink(of: sketched.note) ?? InkDocument()).write(to: svg)
+    print("wrote \(svg.path) (open it in a browser)")
+
     step("list")
     for note in try notes.allNotes() { print(noteLine(note)) }
     step("show roadmap --raw")
@@ -48,4 +63,20 @@ struct Quickstart: ParsableCommand {
     print(
       "\nThe repository is \(location.path): try 'nb --dir \(location.path) list', or 'git -C \(location.path) log'.")
   }
+
+  /// A box with a check mark, in centimetres, as a tablet would write it.
+  static let demoInkML = """
+    <ink xmlns="http://www.w3.org/2003/InkML">
+      <definitions>
+        <context xml:id="cm"><traceFormat>
+          <channel name="X" type="decimal" units="cm"/><channel name="Y" type="decimal" units="cm"/>
+          <channel name="F" type="decimal" min="0" max="1"/>
+        </traceFormat></context>
+        <brush xml:id="blue"><brushProperty name="color" value="#1E4FD8"/>
+          <brushProperty name="width" value="0.08" units="cm"/></brush>
+      </definitions>
+      <trace contextRef="#cm" brushRef="#blue">1 1 0.4, 4 1 0.6, 4 4 0.8, 1 4 0.6, 1 1 0.4</trace>
+      <trace contextRef="#cm" brushRef="#blue">1.6 2.6 0.3, 2.3 3.3 0.7, 2.8 3.6 0.9, 3.5 2.2 0.7, 4.6 0.4 0.3</trace>
+    </ink>
+    """
 }

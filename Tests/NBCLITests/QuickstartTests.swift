@@ -13,6 +13,7 @@ final class QuickstartTests: NBCLITestCase {
     XCTAssertEqual(
       try demoGit.logSubjects(),
       [
+        "nb: ink import sketch.inkml into work/archive/roadmap.md",
         "nb: move work/projects/roadmap.md -> work/archive/", "nb: rename tag q3 -> q4 (1 note)",
         "nb: edit work/projects/roadmap.md", "nb: add work/standup.md", "nb: add work/projects/roadmap.md",
         "nb: init",
@@ -27,6 +28,14 @@ final class QuickstartTests: NBCLITestCase {
     XCTAssertEqual(roadmap["tags"] as? [String], ["planning", "q4"])
     // Every commit that touched the roadmap names it by id.
     let id = try XCTUnwrap(roadmap["id"] as? String)
-    XCTAssertEqual(try demoGit.run("log", "--format=%s", "--grep", "Nb-Note-Id: \(id)").split(separator: "\n").count, 4)
+    XCTAssertEqual(try demoGit.run("log", "--format=%s", "--grep", "Nb-Note-Id: \(id)").split(separator: "\n").count, 5)
+    // The sketch: two strokes beside the note, and its rendering beside the repository.
+    let ink = try runner.run(["ink", "info", "roadmap", "--json", "--dir", demo.path])
+    XCTAssertEqual(ink.status, 0, ink.stderr)
+    let info = try XCTUnwrap(try JSONSerialization.jsonObject(with: ink.stdoutData) as? [String: Any])
+    XCTAssertEqual(info["strokes"] as? Int, 2)
+    XCTAssertEqual(info["points"] as? Int, 10)
+    let svg = try String(contentsOf: temp.file("demo-roadmap.svg"), encoding: .utf8)
+    XCTAssertEqual(svg.components(separatedBy: "<path ").count - 1, 2)
   }
 }

@@ -286,6 +286,18 @@ final class InkRenderTests: XCTestCase {
     XCTAssertTrue(dark(image.pixel(17, 50)), "the start cap reaches 5 pt before the first point")
   }
 
+  func testSparseInputKeepsItsCornersSharp() throws {
+    // A box drawn with only its four corners (as imported InkML often is), 6 pt wide: the corner square around
+    // (20, 20) is inked out to 3 pt, and the inside of the box stays blank right up to the stroke.
+    let image = try rasterize([polyline("box", [(20, 20), (80, 20), (80, 80), (20, 80), (20, 20)], width: 6)])
+    for (x, y) in [(18, 18), (80, 18), (81, 20), (81, 80), (80, 81), (20, 81), (18, 80), (50, 18), (50, 81)] {
+      XCTAssertTrue(dark(image.pixel(x, y)), "(\(x), \(y)) \(image.pixel(x, y))")
+    }
+    for (x, y) in [(25, 25), (75, 25), (75, 75), (25, 75), (50, 50)] {
+      XCTAssertTrue(white(image.pixel(x, y)), "(\(x), \(y)) \(image.pixel(x, y))")
+    }
+  }
+
   func testThickStrokeIsWiderThanThinInPixels() throws {
     let image = try rasterize([
       line("thin", from: (20, 25), to: (180, 25), width: 4),

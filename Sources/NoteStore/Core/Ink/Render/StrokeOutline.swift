@@ -211,6 +211,22 @@ struct OutlineBuilder {
   }
 
   private mutating func append(_ x: Double, _ y: Double, _ r: Double) {
+    // The path rounds every outline corner over half of its neighbouring edges, so a long straight segment of
+    // sparse input (a box drawn with four points) would bulge into a curve: cut long segments into steps of about
+    // the nib's diameter, so only the nib's own roundness shows at a corner. Recorded pen input is denser already.
+    if let lastX = pointX.last, let lastY = pointY.last, let lastR = pointR.last {
+      let length = hypot(x - lastX, y - lastY)
+      let step = max(2 * max(r, lastR), 0.5)
+      if length > step {
+        let pieces = min(Int((length / step).rounded(.up)), 10_000)
+        for index in 1..<pieces {
+          let t = Double(index) / Double(pieces)
+          pointX.append(lastX + (x - lastX) * t)
+          pointY.append(lastY + (y - lastY) * t)
+          pointR.append(lastR + (r - lastR) * t)
+        }
+      }
+    }
     pointX.append(x)
     pointY.append(y)
     pointR.append(r)
