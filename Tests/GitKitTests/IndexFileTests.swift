@@ -21,7 +21,7 @@ final class IndexFileTests: GitKitTestCase {
   }
 
   func testSHA1MatchesSha1sumAroundBlockBoundariesAndResumes() throws {
-    var rng = SeededGenerator(seed: 7)
+    var rng = SplitMix64(seed: 7)
     for length in [1, 55, 56, 63, 64, 65, 119, 120, 128, 1000, IndexFile.checkpointInterval * 2 + 77] {
       let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
       let expected = try ProcessRunner.run("sha1sum", arguments: [], stdin: Data(bytes)).stdout.prefix(40)
@@ -56,7 +56,7 @@ final class IndexFileTests: GitKitTestCase {
   /// Random creations, edits and deletions of `pool` paths, one commit each; after every commit the index must be
   /// what git itself builds from the same work tree, and git must find everything consistent.
   private func runRandomSaves(indexVersion: Int?, seed: UInt64, steps: Int = 40) throws {
-    var rng = SeededGenerator(seed: seed)
+    var rng = SplitMix64(seed: seed)
     let repo: Repository
     if let indexVersion {
       try git.run("init", "-q")
@@ -418,18 +418,5 @@ final class IndexFileTests: GitKitTestCase {
     let needle = Array(text.utf8)
     guard bytes.count >= needle.count else { return false }
     return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
-  }
-}
-
-/// SplitMix64: a small deterministic generator so a failing sequence can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NBTestSupport
 import XCTest
 import Yams
 
@@ -43,7 +44,7 @@ final class FrontMatterPropertyTests: XCTestCase {
   }
 
   func testRandomEditsKeepEveryOtherByte() throws {
-    var random = FrontMatterRNG(seed: 20_261_122)
+    var random = SplitMix64(seed: 20_261_122)
     var checked = 0
     for iteration in 0..<3000 {
       let testCase = makeCase(&random)
@@ -202,26 +203,26 @@ final class FrontMatterPropertyTests: XCTestCase {
 
   // MARK: - Generating
 
-  private func pick<T>(_ options: [T], _ random: inout FrontMatterRNG) -> T {
+  private func pick<T>(_ options: [T], _ random: inout SplitMix64) -> T {
     options[Int(random.next() % UInt64(options.count))]
   }
 
-  private func chance(_ percent: UInt64, _ random: inout FrontMatterRNG) -> Bool {
+  private func chance(_ percent: UInt64, _ random: inout SplitMix64) -> Bool {
     random.next() % 100 < percent
   }
 
-  private func word(_ random: inout FrontMatterRNG) -> String {
+  private func word(_ random: inout SplitMix64) -> String {
     pick(["alpha", "beta", "gamma", "work", "Ünï", "x1", "release-2", "emoji🎉", "a_b", "k8s"], &random)
   }
 
-  private func randomString(_ random: inout FrontMatterRNG) -> String {
+  private func randomString(_ random: inout SplitMix64) -> String {
     let alphabet = Array(" abcXYZ:#-'\"\\,[]{}é🎉\t&*!|>%@`?~01".unicodeScalars)
     var scalars = String.UnicodeScalarView()
     for _ in 0..<Int(random.next() % 12) { scalars.append(pick(alphabet, &random)) }
     return String(scalars)
   }
 
-  private func timestampText(_ random: inout FrontMatterRNG) -> String {
+  private func timestampText(_ random: inout SplitMix64) -> String {
     let day = 1 + Int(random.next() % 28)
     let hour = Int(random.next() % 24)
     let base = String(format: "2025-%02d-%02d", 1 + Int(random.next() % 12), day)
@@ -233,11 +234,11 @@ final class FrontMatterPropertyTests: XCTestCase {
     }
   }
 
-  private func comment(_ random: inout FrontMatterRNG) -> String {
+  private func comment(_ random: inout SplitMix64) -> String {
     pick(["# note: keep", "#", "# title: not a key", "# --- not a delimiter", "#tags: [x]"], &random)
   }
 
-  private func titleEntry(_ random: inout FrontMatterRNG) -> Entry {
+  private func titleEntry(_ random: inout SplitMix64) -> Entry {
     switch random.next() % 6 {
     case 0: return Entry(key: "title", lines: ["title: " + YAMLScalar.format(randomString(&random))])
     case 1: return Entry(key: "title", lines: ["title: 'It''s \(word(&random))'  # quoted"])
@@ -250,7 +251,7 @@ final class FrontMatterPropertyTests: XCTestCase {
     }
   }
 
-  private func tagsEntry(_ key: String, _ random: inout FrontMatterRNG) -> Entry {
+  private func tagsEntry(_ key: String, _ random: inout SplitMix64) -> Entry {
     let a = word(&random)
     let b = word(&random) + "2"
     switch random.next() % 6 {
@@ -268,7 +269,7 @@ final class FrontMatterPropertyTests: XCTestCase {
     }
   }
 
-  private func unknownEntry(_ key: String, _ random: inout FrontMatterRNG) -> Entry {
+  private func unknownEntry(_ key: String, _ random: inout SplitMix64) -> Entry {
     switch random.next() % 9 {
     case 0: return Entry(key: key, lines: ["\(key): post"])
     case 1:
@@ -287,7 +288,7 @@ final class FrontMatterPropertyTests: XCTestCase {
     }
   }
 
-  private func makeCase(_ random: inout FrontMatterRNG) -> Case {
+  private func makeCase(_ random: inout SplitMix64) -> Case {
     let eol = chance(40, &random) ? "\r\n" : "\n"
     let bom = chance(20, &random)
     var bodyLines: [String] = []
@@ -351,7 +352,7 @@ final class FrontMatterPropertyTests: XCTestCase {
     return Case(bom: bom, eol: eol, block: block, body: body, keys: entries.map(\.key))
   }
 
-  private func makeEdit(_ random: inout FrontMatterRNG, keys: [String]) -> Edit {
+  private func makeEdit(_ random: inout SplitMix64, keys: [String]) -> Edit {
     switch random.next() % 5 {
     case 0:
       let seconds = 1_700_000_000 + Double(random.next() % 100_000_000)

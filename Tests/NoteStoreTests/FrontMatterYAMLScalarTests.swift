@@ -1,4 +1,5 @@
 import Foundation
+import NBTestSupport
 import XCTest
 import Yams
 
@@ -71,7 +72,7 @@ final class FrontMatterYAMLScalarTests: XCTestCase {
   }
 
   func testRandomStringsRoundTrip() throws {
-    var random = FrontMatterRNG(seed: 7)
+    var random = SplitMix64(seed: 7)
     let characters = " \t\n\r-?:,[]{}#&*!|>'\"%@`\\~.+_=<01239aAyYnNeEtTrRuUlLxXoOfF/é🎉\u{85}\u{0}\u{7}"
     let alphabet = Array(characters.unicodeScalars)
     for _ in 0..<3000 {

@@ -1,4 +1,5 @@
 import Foundation
+import NBTestSupport
 import XCTest
 
 @testable import NoteStore
@@ -66,7 +67,7 @@ final class InkEditingTests: XCTestCase {
   }
 
   func testFractionalKeysAreAlwaysStrictlyBetween() {
-    var generator = FrontMatterRNG(seed: 7)
+    var generator = SplitMix64(seed: 7)
     var keys = ["a0", "a1"]
     for _ in 0..<3000 {
       let sorted = keys.sorted()
@@ -84,7 +85,7 @@ final class InkEditingTests: XCTestCase {
   }
 
   func testInkIDsAreVersion7UUIDsOrderedByTime() {
-    var generator = FrontMatterRNG(seed: 1)
+    var generator = SplitMix64(seed: 1)
     let early = InkID.make(date: Date(timeIntervalSince1970: 1_700_000_000), using: &generator)
     let late = InkID.make(date: Date(timeIntervalSince1970: 1_700_000_001), using: &generator)
     XCTAssertTrue(NoteID.isWellFormed(early))

@@ -1,4 +1,5 @@
 import Foundation
+import NBTestSupport
 import XCTest
 
 @testable import NoteStore
@@ -66,7 +67,7 @@ final class InkMergeTests: XCTestCase {
   /// Two devices start from a shared drawing, then each adds strokes (fresh ids) and erases some of the shared ones.
   /// The merge must be the union of the additions minus the erasures, and the same bytes in either direction.
   func testRandomConcurrentEditsMergeToTheSameSetInEitherDirection() {
-    var random = FrontMatterRNG(seed: 4242)
+    var random = SplitMix64(seed: 4242)
     for round in 0..<400 {
       let shared = (0..<Int.random(in: 0...12, using: &random)).map {
         stroke("s\(round)-\($0)", x: Double.random(in: -50...50, using: &random).rounded(), order: "a\($0 % 5 + 1)")

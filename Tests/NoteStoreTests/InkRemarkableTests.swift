@@ -145,7 +145,7 @@ final class InkRemarkableTests: XCTestCase {
   }
 
   func testGarbageIsRejected() {
-    var generator = RemarkableFuzzRandom(seed: 42)
+    var generator = SplitMix64(seed: 42)
     for size in [0, 1, 10, 43, 100, 5000] {
       let garbage = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
       XCTAssertThrowsError(try RemarkableV6.read(garbage)) { error in
@@ -158,7 +158,7 @@ final class InkRemarkableTests: XCTestCase {
   }
 
   func testGarbageBlocksAfterAValidHeaderNeverCrash() {
-    var generator = RemarkableFuzzRandom(seed: 7)
+    var generator = SplitMix64(seed: 7)
     for _ in 0..<2000 {
       var data = Data(Self.header)
       data.append(
@@ -170,7 +170,7 @@ final class InkRemarkableTests: XCTestCase {
   }
 
   func testCorruptedRealFilesNeverCrash() throws {
-    var generator = RemarkableFuzzRandom(seed: 2024)
+    var generator = SplitMix64(seed: 2024)
     let data = [UInt8](try fixture("More_color_highlight_shader_v3.15.4.2.rm"))
     for _ in 0..<1500 {
       var copy = data
@@ -334,17 +334,4 @@ final class InkRemarkableTests: XCTestCase {
   static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
   static func le64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
   static func f32(_ value: Float) -> [UInt8] { le32(value.bitPattern) }
-}
-
-/// A small seeded generator so fuzz cases are the same on every run.
-private struct RemarkableFuzzRandom: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
 }

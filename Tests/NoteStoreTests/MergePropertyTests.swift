@@ -1,3 +1,4 @@
+import NBTestSupport
 import XCTest
 
 @testable import NoteStore
@@ -12,17 +13,6 @@ final class MergePropertyTests: XCTestCase {
     var base: [String: FileVersion]
     var clock: Date
     var counter = 0
-  }
-
-  private struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9e37_79b9_7f4a_7c15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-      z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-      return z ^ (z >> 31)
-    }
   }
 
   private let start = Date(timeIntervalSince1970: 1_795_000_000)
@@ -45,7 +35,7 @@ final class MergePropertyTests: XCTestCase {
   }
 
   private func runHistory(seed: UInt64) throws {
-    var random = Generator(state: seed &* 0x2545_f491_4f6c_dd1d)
+    var random = SplitMix64(seed: seed &* 0x2545_f491_4f6c_dd1d)
     var initial: [String: FileVersion] = [:]
     for path in notePaths.prefix(3) {
       let text =
@@ -195,7 +185,7 @@ final class MergePropertyTests: XCTestCase {
 
   // MARK: - Editing
 
-  private func edit(_ device: inout Device, random: inout Generator) throws {
+  private func edit(_ device: inout Device, random: inout SplitMix64) throws {
     device.clock += TimeInterval(Int.random(in: 0...3, using: &random) * 3600)
     device.counter += 1
     let notes = device.tree.keys.filter { $0.hasSuffix(".md") }.sorted()
@@ -249,7 +239,7 @@ final class MergePropertyTests: XCTestCase {
   }
 
   /// Sets `updated` as nb does on save; now and then to a time days ahead, as a device with a wrong clock would.
-  private func touch(_ text: String, _ device: Device, _ random: inout Generator) throws -> String {
+  private func touch(_ text: String, _ device: Device, _ random: inout SplitMix64) throws -> String {
     let previous = try FrontMatter.read(text).updated
     var now = Timestamp(date: device.clock, offsetSeconds: Bool.random(using: &random) ? 0 : 3600)
     if Int.random(in: 0..<20, using: &random) == 0 { now.date += 3 * 86_400 }

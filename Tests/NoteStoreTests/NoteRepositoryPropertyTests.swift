@@ -13,20 +13,7 @@ final class NoteRepositoryPropertyTests: NoteRepositoryTestCase {
     var tags: [String]
   }
 
-  /// splitmix64: small, seedable, the same on every platform.
-  private struct SeededRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-  }
+  private typealias SeededRandom = SplitMix64
 
   private var notes: [String: ModelNote] = [:]
   private var notebooks: Set<String> = ["inbox"]
@@ -59,7 +46,7 @@ final class NoteRepositoryPropertyTests: NoteRepositoryTestCase {
   private func key(_ tag: String) -> String { tag.lowercased() }
 
   func testRandomOperationsMatchModel() throws {
-    var random = SeededRandom(state: 20_261_122)
+    var random = SeededRandom(seed: 20_261_122)
     expectedCommits = try commitCount()
     for step in 0..<200 {
       clock.advance(TimeInterval(random.below(9) - 5))  // sometimes backwards
@@ -223,4 +210,10 @@ final class NoteRepositoryPropertyTests: NoteRepositoryTestCase {
     XCTAssertEqual(try commitCount(), expectedCommits, context)
     if step % 50 == 49 { try assertCleanAndSound() }
   }
+}
+
+extension SplitMix64 {
+  fileprivate mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+  fileprivate mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+  fileprivate mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 }

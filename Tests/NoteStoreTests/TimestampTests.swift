@@ -1,4 +1,5 @@
 import Foundation
+import NBTestSupport
 import XCTest
 
 @testable import NoteStore
@@ -85,7 +86,7 @@ final class TimestampTests: XCTestCase {
   }
 
   func testRoundTripOverManyInstants() {
-    var generator = FrontMatterRNG(seed: 42)
+    var generator = SplitMix64(seed: 42)
     for _ in 0..<2000 {
       let seconds = Double(Int64(generator.next() % 8_000_000_000) - 2_000_000_000)
       let offset = (Int(generator.next() % 57) - 28) * 30 * 60
@@ -125,18 +126,5 @@ final class TimestampTests: XCTestCase {
     let future = try XCTUnwrap(Timestamp(rfc3339: "2026-11-22T12:00:00.900-02:00"))
     XCTAssertEqual(Timestamp.nextUpdated(previous: future, now: now).rfc3339, "2026-11-22T15:00:01+01:00")
     XCTAssertGreaterThan(Timestamp.nextUpdated(previous: future, now: now), future)
-  }
-}
-
-/// A small deterministic generator (SplitMix64) so that random tests replay identically on every run.
-struct FrontMatterRNG: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
