@@ -114,7 +114,7 @@ struct InkMLWriter {
     let brushID = brush(for: BrushKey(ink: stroke.ink.name, color: stroke.color, width: constantWidth))
 
     let start =
-      "<trace xml:id=\"\(InkMLWriter.escape(stroke.id))\" contextRef=\"#\(contextID)\" brushRef=\"#\(brushID)\">"
+      "<trace xml:id=\"\(XMLText.escape(stroke.id))\" contextRef=\"#\(contextID)\" brushRef=\"#\(brushID)\">"
     traces.append(contentsOf: start.utf8)
     let space = UInt8(ascii: " ")
     for (index, point) in stroke.points.enumerated() {
@@ -196,7 +196,7 @@ struct InkMLWriter {
           lines.append("<brushProperty name=\"rasterOp\" value=\"maskPen\"/>")
         }
         lines.append(
-          "<brushProperty name=\"\(InkML.inkProperty)\" value=\"\(InkMLWriter.escape(key.ink))\"/>")
+          "<brushProperty name=\"\(InkML.inkProperty)\" value=\"\(XMLText.escape(key.ink))\"/>")
         lines.append("</brush>")
       }
       lines.append("</definitions>")
@@ -205,28 +205,5 @@ struct InkMLWriter {
     bytes.append(contentsOf: traces)
     bytes.append(contentsOf: "</ink>\n".utf8)
     return String(decoding: bytes, as: UTF8.self)
-  }
-
-  /// Text safe inside an attribute or element: markup characters escaped, characters XML 1.0 forbids replaced.
-  static func escape(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\"": result += "&quot;"
-      case "'": result += "&apos;"
-      case "\t": result += "&#9;"
-      case "\n": result += "&#10;"
-      case "\r": result += "&#13;"
-      default:
-        let value = scalar.value
-        let allowed = value >= 0x20 && !(0xFFFE...0xFFFF).contains(value)
-        result.unicodeScalars.append(allowed ? scalar : "\u{FFFD}")
-      }
-    }
-    return result
   }
 }

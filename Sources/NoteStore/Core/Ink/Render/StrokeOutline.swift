@@ -571,22 +571,7 @@ enum SVGBytes {
   /// Text as an XML attribute value: markup characters escaped; characters XML 1.0 cannot carry at all (controls
   /// other than tab, newline and return; U+FFFE, U+FFFF) become U+FFFD.
   static func appendAttribute(_ text: String, into sink: ByteSink) {
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": sink.append("&amp;")
-      case "<": sink.append("&lt;")
-      case ">": sink.append("&gt;")
-      case "\"": sink.append("&quot;")
-      case "'": sink.append("&apos;")
-      // Attribute-value normalisation would turn a raw tab or newline into a space.
-      case "\t": sink.append("&#9;")
-      case "\n": sink.append("&#10;")
-      case "\r": sink.append("&#13;")
-      default:
-        let allowed = scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF
-        UTF8.encode(allowed ? scalar : "\u{FFFD}") { sink.append($0) }
-      }
-    }
+    sink.append(XMLText.escape(text))
   }
 
   private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
