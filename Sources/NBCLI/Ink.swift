@@ -41,6 +41,15 @@ struct InkTarget {
   }
 }
 
+/// The bytes of a file named on the command line, or a one-line error naming it (`what` says which file it is).
+func readInput(_ path: String, what: String = "") throws -> Data {
+  do {
+    return try Data(contentsOf: URL(fileURLWithPath: path))
+  } catch {
+    throw CommandError("cannot read \(what)\(path): \(error.localizedDescription)")
+  }
+}
+
 /// Writes `data` to `path` atomically (a half-written SVG or export never replaces a good one), or to standard
 /// output for `-`.
 func writeOutput(_ data: Data, to path: String?) throws {

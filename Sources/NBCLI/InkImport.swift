@@ -24,12 +24,7 @@ struct InkImport: ParsableCommand {
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: file))
-    } catch {
-      throw CommandError("cannot read \(file): \(error.localizedDescription)")
-    }
+    let data = try readInput(file)
     let imported = try InkImporter.read(data, name: file)
     let notes = try repository.open()
     let target = try notes.resolve(note)

@@ -12,12 +12,7 @@ struct InkTextConvCommand: ParsableCommand {
   var file: String
 
   func run() throws {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: file))
-    } catch {
-      throw CommandError("cannot read \(file): \(error.localizedDescription)")
-    }
+    let data = try readInput(file)
     // git runs textconv on every version in a diff; an unreadable version is shown as such, not an error that
     // would stop the whole diff.
     print(NoteStore.InkTextConv.text(data, file: file), terminator: "")

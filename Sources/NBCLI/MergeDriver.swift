@@ -32,14 +32,9 @@ struct MergeDriverCommand: ParsableCommand {
   var theirs: String
 
   func run() throws {
-    func read(_ path: String, _ role: String) throws -> Data {
-      do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-        throw CommandError("cannot read \(role) version \(path): \(error.localizedDescription)")
-      }
-    }
-    let baseData = try read(base, "the ancestor's")
-    let oursData = try read(ours, "our")
-    let theirsData = try read(theirs, "their")
+    let baseData = try readInput(base, what: "the ancestor's version ")
+    let oursData = try readInput(ours, what: "our version ")
+    let theirsData = try readInput(theirs, what: "their version ")
     // git gives an empty %O when the file was added on both sides.
     for (data, path) in [(oursData, ours), (theirsData, theirs)] {
       do { _ = try InkCodec.parse(data, file: path) } catch {
