@@ -97,6 +97,20 @@ final class InkTests: NBCLITestCase {
     XCTAssertTrue(shown.stderr.contains("inbox/roadmap.ink.jsonl:3"), shown.stderr)
   }
 
+  func testSaveCommitsInkWrittenByAnotherToolWithItsNote() throws {
+    let noteBefore = try text("inbox/roadmap.md")
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1")))
+    try nbSucceeds("save")
+    XCTAssertEqual(try committedFiles(), ["inbox/roadmap.ink.jsonl", "inbox/roadmap.md"])
+    let noteAfter = try text("inbox/roadmap.md")
+    XCTAssertNotEqual(noteAfter, noteBefore, "the note's updated is stamped: note and ink are one unit")
+    let changed = zip(noteBefore.split(separator: "\n"), noteAfter.split(separator: "\n")).filter { $0 != $1 }
+    XCTAssertEqual(changed.map { $0.1.hasPrefix("updated: ") }, [true], "only the updated line changes")
+    // A drawing nb could not read back is refused like broken front matter.
+    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1"), #"{"k":"s","id":"s2","x":[1],"y":[0.5]}"#))
+    try assertRefused(["save"], mentioning: ["inbox/roadmap.ink.jsonl:3", "0.5"])
+  }
+
   func testStatusReportsInkWithoutANote() throws {
     try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1")))
     try write("work/lost.ink.jsonl", Self.file(Self.stroke("s2")))

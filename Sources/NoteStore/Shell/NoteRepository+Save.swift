@@ -42,7 +42,8 @@ public struct RepositoryStatus: Equatable, Sendable {
 extension NoteRepository {
   /// Commits every change made outside nb in one commit: notes that changed get `updated` stamped and an `id` if
   /// they lack one, nothing else; other files (attachments, sidecars, deletions) are committed as they are.
-  /// A note that is not UTF-8 or has malformed front matter stops the command before anything is written.
+  /// A changed ink sidecar stamps its note too (note and ink are one unit). A note that is not UTF-8 or has
+  /// malformed front matter, or an ink file that cannot be parsed, stops the command before anything is written.
   @discardableResult
   public func save() throws -> SaveResult {
     try mutate { tx in
@@ -52,10 +53,19 @@ extension NoteRepository {
       var stamped: [(path: String, text: String, id: String)] = []
       var removed: [String] = []
       var plain: [String] = []
+      var inkOnly: [String] = []
       for (done, path) in paths.enumerated() {
         progress?("Saving", done, paths.count)
         guard FileSystem.exists(absolute(path)) else {
           removed.append(path)
+          continue
+        }
+        if path.hasSuffix(RepoPaths.inkSuffix) {
+          // A drawing written by another tool: refuse one nb could not read back, as with broken front matter.
+          _ = try Self.parseInk(try FileSystem.read(absolute(path)), path: path)
+          plain.append(path)
+          let note = String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md"
+          if !paths.contains(note), FileSystem.exists(absolute(note)) { inkOnly.append(note) }
           continue
         }
         guard RepoPaths.isNotePath(path), !isHidden(path) else {
@@ -72,6 +82,11 @@ extension NoteRepository {
         stamped.append((path, result.text, result.id))
       }
       progress?("Saving", paths.count, paths.count)
+      // Note and ink are one unit for sync's later-edit rule: new strokes stamp the note's `updated` too.
+      for path in inkOnly {
+        let result = try stamp(path, text: try readText(path))
+        stamped.append((path, result.text, result.id))
+      }
       for note in stamped {
         try tx.write(note.path, note.text)
         tx.note(note.id)
