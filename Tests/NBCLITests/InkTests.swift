@@ -157,6 +157,47 @@ final class InkTests: NBCLITestCase {
     try assertRefused(["ink", "render", "plain"], mentioning: ["has no ink", "nb ink import"])
   }
 
+  func testAKilledImportLeavesTheInkAbsentOrCompleteAndTheRepositoryUsable() throws {
+    // About 6 MB of strokes, so that an import takes long enough to be interrupted at several points.
+    let deltas = Array(repeating: "7", count: 1999).joined(separator: ",")
+    var lines: [String] = []
+    for index in 0..<300 {
+      lines.append(
+        #"{"k":"s","id":"big\#(index)","ord":"a","ink":"pen","rgba":"000000ff","tf":[1,0,0,1,0,0],"x":[0,"#
+          + deltas + #"],"y":[\#(index * 10),"# + deltas + "]}")
+    }
+    let big = root.deletingLastPathComponent().appendingPathComponent("big.ink.jsonl")
+    try Data((([Self.header] + lines).joined(separator: "\n") + "\n").utf8).write(to: big)
+    let start = Date()
+    try nbSucceeds("ink", "import", "roadmap", big.path, "--replace")
+    let duration = Date().timeIntervalSince(start)
+    var absent = 0
+    for (index, fraction) in [0.2, 0.5, 0.7, 0.85, 0.95].enumerated() {
+      try addNote("Target \(index)", content: "x\n")
+      let note = "inbox/target-\(index)"
+      let process = try launchNB(["ink", "import", note, big.path])
+      Thread.sleep(forTimeInterval: duration * fraction)
+      process.terminate(SIGKILL)
+      _ = try process.wait(timeout: 120)
+      let sidecar = note + ".ink.jsonl"
+      let indexLock = root.appendingPathComponent(".git/index.lock")
+      if FileManager.default.fileExists(atPath: indexLock.path) { try FileManager.default.removeItem(at: indexLock) }
+      // Either no sidecar, or all 300 strokes; a committed one is the one on disk.
+      if !FileManager.default.fileExists(atPath: url(sidecar).path) {
+        absent += 1
+      } else {
+        XCTAssertEqual(try jsonObject("ink", "info", note, "--json")["strokes"] as? Int, 300, "kill \(index)")
+        if let committed = try? git.run(arguments: ["rev-parse", "HEAD:\(sidecar)"]) {
+          XCTAssertEqual(committed, try git.run(arguments: ["hash-object", sidecar]), "kill \(index)")
+        }
+      }
+      XCTAssertFalse(try git.run(arguments: ["ls-files"]).contains(".tmp"))
+      try nbSucceeds("ink", "import", note, big.path, "--replace")
+      try git.fsck()
+    }
+    XCTAssertGreaterThan(absent, 0, "no kill landed before the write; the test proved little")
+  }
+
   // MARK: - Other tools' files
 
   func testImportsRealReMarkableFilesWithTheirStrokeAndPointCounts() throws {
