@@ -51,8 +51,8 @@ final class NoteRepositoryInkTests: NoteRepositoryTestCase {
   }
 
   func testTheInProcessDriverMergesInkInLibgit2Merges() throws {
-    // Opening any repository registers the driver; .gitattributes from nb init names it for *.ink.jsonl.
-    _ = try openAnother()
+    // The first libgit2 repository a NoteRepository opens registers the driver; .gitattributes from nb init names it
+    // for *.ink.jsonl.
     XCTAssertTrue(MergeDrivers.isRegistered(name: NoteRepository.inkMergeDriver))
     let note = try repository.createNote(NoteDraft(title: "Sketch", content: "x\n"))
     try repository.editInk(of: note, subject: "base") { try $0.add(stroke("base", x: 0)) }

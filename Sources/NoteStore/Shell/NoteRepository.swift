@@ -42,6 +42,7 @@ public final class NoteRepository {
   var git: Repository {
     get throws {
       if let openedGit { return openedGit }
+      _ = Self.inkDriverRegistered
       do {
         let repository = try Repository.open(at: root)
         openedGit = repository
@@ -115,12 +116,12 @@ public final class NoteRepository {
       throw NoteStoreError.unsafeGitState(
         "\(root.path) has nb settings but no .git; run 'git init' there or restore .git")
     }
-    _ = inkDriverRegistered
     return NoteRepository(root: root, gitDirectory: gitDirectory, git: nil, config: config)
   }
 
-  /// libgit2's driver table is not thread-safe to add to, so the driver is registered once per process, before any
-  /// repository of it can merge (a static `let` is initialised exactly once).
+  /// libgit2's driver table is not thread-safe to add to, so the driver is registered once per process, before the
+  /// first libgit2 repository is opened and so before any merge (a static `let` is initialised exactly once). Not
+  /// at `open`: that would initialise libgit2 for commands that never need it.
   static let inkDriverRegistered: Bool = (try? registerInkMergeDriver()) != nil
 
   /// Makes a new repository at `root` (creating the directory), on branch `main`, with the settings, a
@@ -135,6 +136,7 @@ public final class NoteRepository {
       throw NoteStoreError.alreadyInitialized(path: root.path)
     }
     try FileSystem.makeDirectory(root.path)
+    _ = inkDriverRegistered
     let git: Repository
     do {
       git =
