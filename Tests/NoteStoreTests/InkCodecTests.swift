@@ -153,6 +153,8 @@ final class InkCodecTests: XCTestCase {
       "{\"k\":\"s\",\"id\":\"a\",\"x\":[\"1\"],\"y\":[2]}\n", line: 2, contains: "holds \"1\", which is not an integer")
     assertError("{\"k\":\"s\",\"id\":\"a\",\"y\":[2]}\n", line: 2, contains: "no \"x\"")
     assertError("{\"k\":\"s\",\"id\":\"a\",\"x\":[99999999999999999999],\"y\":[2]}\n", line: 2, contains: "too large")
+    assertError(
+      "{\"k\":\"s\",\"id\":\"a\",\"x\":[9007199254740992,1],\"y\":[2,2]}\n", line: 2, contains: "2^53")
     assertError("{\"k\":\"s\",\"id\":\"a\",\"x\":[1],\"x\":[1],\"y\":[2]}\n", line: 2, contains: "appears twice")
     assertError("{\"k\":\"s\",\"id\":\"a\",\"rgba\":\"black\",\"x\":[1],\"y\":[2]}\n", line: 2, contains: "\"rgba\"")
     assertError("{\"k\":\"s\",\"id\":\"a\",\"tf\":[1,0,0,1],\"x\":[1],\"y\":[2]}\n", line: 2, contains: "6 entries")
@@ -193,16 +195,23 @@ final class InkCodecTests: XCTestCase {
     XCTAssertEqual(InkCodec.serialize(document), Data(example.utf8))
   }
 
-  func testNonIdentityTransformsGetAFinerScale() throws {
+  func testANonIntegralTransformGetsAFinerScaleOnItsOwnLineOnly() throws {
+    let plain = InkStroke(id: "p", order: "a", points: [InkPoint(x: 1, y: 1)])
     let rotated = InkStroke(
-      id: "r", order: "a", transform: InkTransform(a: 0.5, b: 0, c: 0, d: 0.5, tx: 0, ty: 0),
+      id: "r", order: "b", transform: InkTransform(a: 0.5, b: 0, c: 0, d: 0.5, tx: 0, ty: 0),
       points: [InkPoint(x: 0, y: 0)])
-    let text = String(decoding: InkCodec.serialize(InkDocument(strokes: [rotated])), as: UTF8.self)
-    XCTAssertTrue(
-      text.hasPrefix(
-        #"{"nbink":1,"unit":"pt","q":{"xy":100,"t":1000,"wh":100,"o":1000,"f":1000,"ang":1000,"tf":1000000}}"#), text)
-    XCTAssertTrue(text.contains(#""tf":[500000,0,0,500000,0,0]"#), text)
-    XCTAssertEqual(try InkCodec.parse(Data(text.utf8)).strokes[0].transform.a, 0.5)
+    let alone = String(decoding: InkCodec.serialize(InkDocument(strokes: [plain])), as: UTF8.self)
+    let text = String(decoding: InkCodec.serialize(InkDocument(strokes: [plain, rotated])), as: UTF8.self)
+    let lines = text.split(separator: "\n").map(String.init)
+    // The header and the other stroke's line are exactly as without the rotated stroke.
+    XCTAssertEqual(Array(lines.prefix(2)), alone.split(separator: "\n").map(String.init))
+    XCTAssertEqual(lines[0], header)
+    XCTAssertTrue(lines[2].contains(#""tf":[500000,0,0,500000,0,0],"tfq":1000000,"x""#), lines[2])
+    XCTAssertEqual(try InkCodec.parse(Data(text.utf8)).strokes[1].transform.a, 0.5)
+    // Erasing it leaves no trace of the finer scale.
+    var document = try InkCodec.parse(Data(text.utf8))
+    document.erase(id: "r")
+    XCTAssertEqual(String(decoding: InkCodec.serialize(document), as: UTF8.self), alone)
   }
 
   func testEscapedStringsRoundTrip() throws {

@@ -298,6 +298,15 @@ final class InkRenderTests: XCTestCase {
     }
   }
 
+  func testLongZigZagsCannotBlowUpTheOutline() throws {
+    // 10 000 points jumping 20 000 pt back and forth: cut into nib-sized steps without a budget, that would be 10^8
+    // centreline points and gigabytes of path.
+    let points = (0..<10_000).map { InkPoint(x: $0 % 2 == 0 ? 0 : 20_000, y: Double($0) / 100) }
+    let stroke = InkStroke(id: "z", order: "a", points: points)
+    let svg = try InkSVG.render(InkDocument(strokes: [stroke]))
+    XCTAssertLessThan(svg.utf8.count, 5_000_000)
+  }
+
   func testThickStrokeIsWiderThanThinInPixels() throws {
     let image = try rasterize([
       line("thin", from: (20, 25), to: (180, 25), width: 4),

@@ -43,7 +43,7 @@ public enum InkCodec {
 
   /// The canonical bytes of `document`: header, pages in display order, strokes in drawing order, other records.
   public static func serialize(_ document: InkDocument) -> Data {
-    var writer = Writer(scales: effectiveScales(document))
+    var writer = Writer(scales: document.scales)
     writer.header(document)
     for page in document.orderedPages { writer.page(page) }
     for stroke in document.drawingOrder { writer.stroke(stroke) }
@@ -62,15 +62,11 @@ public enum InkCodec {
     return String(decoding: writer.bytes, as: UTF8.self)
   }
 
-  /// Transforms are integral almost always (the identity); a rotation or fractional shift needs a finer scale.
-  static func effectiveScales(_ document: InkDocument) -> InkScales {
-    var scales = document.scales
-    let scale = Double(max(scales.transform, 1))
-    let integral = document.strokes.allSatisfy { stroke in
-      stroke.transform.entries.allSatisfy { ($0 * scale).rounded() == $0 * scale }
-    }
-    if !integral { scales.transform = max(scales.transform, 1_000_000) }
-    return scales
+  /// The scale a stroke's `tf` is written with (its `tfq`): 1 — not written — for the integral transforms nearly
+  /// every stroke has (the identity); a finer one only on the line of a stroke that is rotated or shifted by a
+  /// fraction, so such a stroke changes no other line.
+  static func transformScale(_ transform: InkTransform) -> Int {
+    transform.entries.allSatisfy { $0.rounded() == $0 } ? 1 : 1_000_000
   }
 
   // MARK: - Reading
@@ -152,7 +148,6 @@ public enum InkCodec {
             case "o": scales.opacity = Int(value)
             case "f": scales.force = Int(value)
             case "ang": scales.angle = Int(value)
-            case "tf": scales.transform = Int(value)
             default: throw InkSyntaxError(message: "unknown scale \"\(channel)\" in the header's q")
             }
           }
@@ -246,7 +241,8 @@ public enum InkCodec {
       var sawID = false
       var channelValues: [(key: String, values: [Int64])] = []
       let remaining = InkCodec.maxPointsPerFile - totalPoints
-      let limit = min(InkCodec.maxPointsPerStroke, max(remaining, 0))
+      var transformValues: [Int64]?
+      var transformScale: Int64 = 1
       try scanner.object { scanner, key in
         switch key {
         case "k": _ = try scanner.string()
@@ -273,18 +269,27 @@ public enum InkCodec {
           guard values.count == 6 else {
             throw InkSyntaxError(message: "\"tf\" must have 6 entries [a,b,c,d,tx,ty], not \(values.count)")
           }
-          let entries = values.map { Double($0) / Double(scales.transform) }
-          stroke.transform = InkTransform(
-            a: entries[0], b: entries[1], c: entries[2], d: entries[3], tx: entries[4], ty: entries[5])
+          transformValues = values
+        case "tfq":
+          transformScale = try scanner.integer(key)
+          guard (1...1_000_000_000).contains(transformScale) else {
+            throw InkSyntaxError(message: "\"tfq\" must be a positive integer up to 10^9, not \(transformScale)")
+          }
         case "seed": stroke.seed = Int(try scanner.integer(key))
         case "x", "y", "t", "w", "h", "o", "f", "az", "al":
-          channelValues.append((key, try scanner.deltaArray(key, limit: limit)))
+          channelValues.append((key, try scanner.deltaArray(key, limit: InkCodec.maxPointsPerStroke)))
         case "mask": stroke.mask = try scanner.string()
         case "from": stroke.parent = try scanner.string()
         default: stroke.extra.append(InkExtraField(key: key, json: try scanner.rawValue(key)))
         }
       }
       guard sawID, !stroke.id.isEmpty else { throw InkSyntaxError(message: "the stroke record has no \"id\"") }
+      if let values = transformValues {
+        // Applied after the whole record is read: FORMAT.md's key order puts "tfq" after "tf".
+        let entries = values.map { Double($0) / Double(transformScale) }
+        stroke.transform = InkTransform(
+          a: entries[0], b: entries[1], c: entries[2], d: entries[3], tx: entries[4], ty: entries[5])
+      }
       let label = "stroke \"\(stroke.id)\""
       guard let xs = channelValues.first(where: { $0.key == "x" }) else {
         throw InkSyntaxError(message: "\(label) has no \"x\" array")
@@ -297,8 +302,8 @@ public enum InkCodec {
           message: "\(label): \"\(channel.key)\" has \(channel.values.count) values but \"x\" has \(xs.values.count);"
             + " every channel needs one value per point")
       }
-      if remaining < xs.values.count || xs.values.count > InkCodec.maxPointsPerStroke {
-        throw InkSyntaxError(message: "the file has more than \(InkCodec.maxPointsPerFile) points")
+      if remaining < xs.values.count {
+        throw InkSyntaxError(message: "the file has more than \(InkCodec.maxPointsPerFile) points, the most one file may have")
       }
       totalPoints += xs.values.count
       stroke.points = Reader.points(xs: xs.values, ys: ys.values, channels: channelValues, scales: scales)
@@ -420,7 +425,6 @@ public enum InkCodec {
       append("{\"nbink\":\(InkDocument.formatVersion),\"unit\":\"pt\",\"q\":{")
       append("\"xy\":\(scales.xy),\"t\":\(scales.time),\"wh\":\(scales.size),\"o\":\(scales.opacity)")
       append(",\"f\":\(scales.force),\"ang\":\(scales.angle)")
-      if scales.transform != 1 { append(",\"tf\":\(scales.transform)") }
       append("}")
       extras(document.headerExtra)
       append("}\n")
@@ -480,11 +484,16 @@ public enum InkCodec {
       }
       key("tf")
       bytes.append(UInt8(ascii: "["))
+      let transformScale = InkCodec.transformScale(stroke.transform)
       for (index, entry) in stroke.transform.entries.enumerated() {
         if index > 0 { bytes.append(UInt8(ascii: ",")) }
-        append(Writer.quantize(entry, scales.transform))
+        append(Writer.quantize(entry, transformScale))
       }
       bytes.append(UInt8(ascii: "]"))
+      if transformScale != 1 {
+        key("tfq")
+        append(Int64(transformScale))
+      }
       if let seed = stroke.seed {
         key("seed")
         append(Int64(seed))

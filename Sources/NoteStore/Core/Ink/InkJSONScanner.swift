@@ -1,6 +1,6 @@
 import Foundation
 
-/// A problem at one place in an ink file: the line (1-based) and what is wrong.
+/// What is wrong within one line of an ink file (the reader adds the file and line).
 struct InkSyntaxError: Error {
   var message: String
 }
@@ -223,6 +223,10 @@ struct InkJSONScanner {
       let (sum, overflow) = running.addingReportingOverflow(delta)
       guard !overflow else { throw InkSyntaxError(message: "values in \"\(key)\" add up beyond 64 bits") }
       running = sum
+      // A Double holds every integer up to 2^53 exactly; beyond, reading and writing back would change the value.
+      guard running.magnitude <= 1 << 53 else {
+        throw InkSyntaxError(message: "values in \"\(key)\" go beyond ±2^53, more than any drawing needs")
+      }
       values.append(running)
       guard values.count <= limit else {
         throw InkSyntaxError(message: "\"\(key)\" has more than \(limit) points, the most one stroke may have")

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The scales are per file (the header's `q`), so a reader never guesses the precision a writer used.
 public struct InkScales: Equatable, Hashable, Sendable {
-  /// Units per point for x, y (and the translation of a transform).
+  /// Units per point for x and y.
   public var xy: Int
   /// Units per second for the time offset `t`.
   public var time: Int
@@ -16,22 +16,19 @@ public struct InkScales: Equatable, Hashable, Sendable {
   public var force: Int
   /// Units per radian for azimuth and altitude.
   public var angle: Int
-  /// Units per 1.0 of a transform's entries; 1 (the default, not written) when every transform is integral.
-  public var transform: Int
 
   /// The scales nb writes: 1/100 pt, 1 ms, 1/1000 of force/opacity/radian.
   public static let standard = InkScales(
-    xy: 100, time: 1000, size: 100, opacity: 1000, force: 1000, angle: 1000, transform: 1)
+    xy: 100, time: 1000, size: 100, opacity: 1000, force: 1000, angle: 1000)
 
   /// Scales with each field given.
-  public init(xy: Int, time: Int, size: Int, opacity: Int, force: Int, angle: Int, transform: Int = 1) {
+  public init(xy: Int, time: Int, size: Int, opacity: Int, force: Int, angle: Int) {
     self.xy = xy
     self.time = time
     self.size = size
     self.opacity = opacity
     self.force = force
     self.angle = angle
-    self.transform = transform
   }
 }
 

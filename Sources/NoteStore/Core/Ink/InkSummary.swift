@@ -73,6 +73,8 @@ public enum InkTextConv {
 
   /// One decimal: enough to tell strokes apart, short enough to read.
   public static func format(_ value: Double) -> String {
+    // Beyond this a Double has no tenths to show (and Int would trap); such a value is someone's corrupt data.
+    guard value.isFinite, abs(value) < 1e15 else { return "\(value)" }
     let tenths = (value * 10).rounded()
     let whole = Int(tenths) / 10
     let fraction = abs(Int(tenths) % 10)

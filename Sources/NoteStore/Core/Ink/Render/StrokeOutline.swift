@@ -123,6 +123,9 @@ struct OutlineBuilder {
   private(set) var pointR: [Double] = []
   /// The widest radius seen, for a stroke that collapses to a dot.
   private var widest = 0.0
+  /// How many more points cutting long segments may add to the current stroke: a hostile stroke of long zig-zags
+  /// must not turn a small file into gigabytes of outline.
+  private var subdivisionBudget = 0
   /// Indices into the centreline where one outline piece ends and the next begins (first 0, last the last point).
   private var breaks: [Int] = []
   /// The current polygon.
@@ -152,6 +155,7 @@ struct OutlineBuilder {
     pointR.removeAll(keepingCapacity: true)
     breaks.removeAll(keepingCapacity: true)
     widest = 0
+    subdivisionBudget = 4 * stroke.points.count + 1_000
     let nib = Nib(stroke: stroke, options: options)
     let transform = stroke.transform
     let follow = 1 - min(max(options.streamline.isFinite ? options.streamline : 0, 0), 0.9)
@@ -217,8 +221,9 @@ struct OutlineBuilder {
     if let lastX = pointX.last, let lastY = pointY.last, let lastR = pointR.last {
       let length = hypot(x - lastX, y - lastY)
       let step = max(2 * max(r, lastR), 0.5)
-      if length > step {
-        let pieces = min(Int((length / step).rounded(.up)), 10_000)
+      if length > step, subdivisionBudget > 0 {
+        let pieces = min(Int((length / step).rounded(.up)), subdivisionBudget + 1)
+        subdivisionBudget -= pieces - 1
         for index in 1..<pieces {
           let t = Double(index) / Double(pieces)
           pointX.append(lastX + (x - lastX) * t)
