@@ -383,6 +383,13 @@ final class InkMLTests: XCTestCase {
 
   // MARK: Writing
 
+  func testATraceFormatWithHundredsOfChannelsIsRefused() {
+    let channels = (0..<65).map { "<channel name=\"C\($0)\"/>" }.joined()
+    assertError(
+      ink("<traceFormat><channel name=\"X\"/><channel name=\"Y\"/>\(channels)</traceFormat><trace>1 2</trace>"),
+      contains: "more than 64 channels")
+  }
+
   private func sampleDocument() -> InkDocument {
     let plain = InkStroke(
       id: "0193f6a2-8c01-7e55-b1c0-7a0e1f2d3c4b", order: "a1", ink: .pen, color: InkColor(red: 26, green: 26, blue: 26),
@@ -460,15 +467,15 @@ final class InkMLTests: XCTestCase {
     // Drawing order is by `ord`: rich (a2)... no: plain a1, rich a2, constant a3, same a4.
     XCTAssertEqual(
       traces.map { $0.attributes["xml:id"] },
-      ["0193f6a2-8c01-7e55-b1c0-7a0e1f2d3c4b", "a&b\"<c>'", "s-const", "s-same"])
+      ["s-0193f6a2-8c01-7e55-b1c0-7a0e1f2d3c4b", "s-a_26b_22_3cc_3e_27", "s-s-const", "s-s-same"])
     // plain and sameBrush share (pen, #1a1a1a, no width): three brushes for four strokes.
     XCTAssertEqual(collector.elements.filter { $0.name == "brush" }.count, 3)
     XCTAssertEqual(traces[0].attributes["brushRef"], traces[3].attributes["brushRef"])
-    XCTAssertEqual(collector.texts["0193f6a2-8c01-7e55-b1c0-7a0e1f2d3c4b"], "10.25 20.5, -3.01 1000")
+    XCTAssertEqual(collector.texts["s-0193f6a2-8c01-7e55-b1c0-7a0e1f2d3c4b"], "10.25 20.5, -3.01 1000")
     // X Y T(ms) F W OA OE, at 1/100 pt, 1 ms, 1/1000.
-    XCTAssertEqual(collector.texts["a&b\"<c>'"], "1 2 0 0.5 3.5 0.1 1.2, 1.5 2.25 16 1.75 4.25 0.2 1.1")
+    XCTAssertEqual(collector.texts["s-a_26b_22_3cc_3e_27"], "1 2 0 0.5 3.5 0.1 1.2, 1.5 2.25 16 1.75 4.25 0.2 1.1")
     // Constant width goes to the brush, so that trace has only X and Y.
-    XCTAssertEqual(collector.texts["s-const"], "0 0, 100 0")
+    XCTAssertEqual(collector.texts["s-s-const"], "0 0, 100 0")
     let widths = collector.elements.filter { $0.name == "brushProperty" && $0.attributes["name"] == "width" }
     XCTAssertEqual(widths.map { $0.attributes["value"] }, ["12"])
     XCTAssertEqual(widths.first?.attributes["units"], "pt")

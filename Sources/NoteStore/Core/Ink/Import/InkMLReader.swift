@@ -210,6 +210,10 @@ final class InkMLReader: NSObject, XMLParserDelegate {
       } else {
         throw Failure(line: line, message: "a regular <channel> follows <intermittentChannels>")
       }
+      // Far more than any pen reports (X Y T F W OA OE and a few more); bounds what one trace may allocate.
+      guard regular.count + intermittent.count <= 64 else {
+        throw Failure(line: line, message: "a <traceFormat> has more than 64 channels")
+      }
       stack[formatIndex] = .traceFormat(id: formatID, regular: regular, intermittent: intermittent)
       stack.append(.leaf)
     case ("brush", .context), ("brush", .definitions), ("brush", .ink):

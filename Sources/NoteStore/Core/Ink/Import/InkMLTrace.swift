@@ -133,8 +133,11 @@ enum InkMLTraceDecoder {
     throws(InkMLTraceError) -> [[Double]]
   {
     var columns = [[Double]](repeating: [], count: channelCount)
-    let estimate = min(limit, text.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 })
-    for index in columns.indices { columns[index].reserveCapacity(estimate) }
+    // Reserved only for the regular channels, and never more than the text could hold (each value takes at least
+    // two bytes), so a hostile trace cannot make the reservation itself exhaust memory.
+    let commas = min(limit, text.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 })
+    let estimate = min(commas, text.count / max(2 * regularCount, 1) + 1)
+    for index in columns.indices.prefix(regularCount) { columns[index].reserveCapacity(estimate) }
     // A prefix changes how the channel's later values are read until another prefix, so the state is per channel.
     var modes = [Mode](repeating: .explicit, count: channelCount)
     var last = [Double](repeating: 0, count: channelCount)

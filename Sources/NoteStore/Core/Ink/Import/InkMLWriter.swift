@@ -114,7 +114,7 @@ struct InkMLWriter {
     let brushID = brush(for: BrushKey(ink: stroke.ink.name, color: stroke.color, width: constantWidth))
 
     let start =
-      "<trace xml:id=\"\(XMLText.escape(stroke.id))\" contextRef=\"#\(contextID)\" brushRef=\"#\(brushID)\">"
+      "<trace xml:id=\"\(InkMLWriter.traceID(stroke.id))\" contextRef=\"#\(contextID)\" brushRef=\"#\(brushID)\">"
     traces.append(contentsOf: start.utf8)
     let space = UInt8(ascii: " ")
     for (index, point) in stroke.points.enumerated() {
@@ -205,5 +205,22 @@ struct InkMLWriter {
     bytes.append(contentsOf: traces)
     bytes.append(contentsOf: "</ink>\n".utf8)
     return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// A trace's `xml:id`: the stroke id made an XML name (`xml:id` must be one: no leading digit, as a UUID may have,
+  /// and only name characters): `s-` before it, and any byte other than a letter, digit, `-`, `.` or `_` written as
+  /// `_` and two hex digits (`_` itself too, so distinct ids stay distinct).
+  static func traceID(_ id: String) -> String {
+    var result = "s-"
+    for byte in id.utf8 {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+        result.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        result += "_" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+      }
+    }
+    return result
   }
 }
