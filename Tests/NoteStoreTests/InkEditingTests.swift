@@ -48,6 +48,12 @@ final class InkEditingTests: XCTestCase {
     XCTAssertEqual(document.stroke(id: "piece2")?.ink, .pencil)
     XCTAssertNil(document.stroke(id: "cut"))
     XCTAssertThrowsError(try document.split(id: "below", keeping: [0..<11]))
+    // A repeated new id is refused before anything changes.
+    let before = document
+    XCTAssertThrowsError(try document.split(id: "below", keeping: [0..<2, 3..<5]) { "same" }) { error in
+      XCTAssertEqual(error as? InkEditError, .duplicateID("same"))
+    }
+    XCTAssertEqual(document, before)
     XCTAssertThrowsError(try document.split(id: "gone", keeping: [0..<1]))
   }
 
@@ -82,6 +88,12 @@ final class InkEditingTests: XCTestCase {
       keys.append(key)
     }
     XCTAssertLessThan(keys.map(\.count).max()!, 40)
+  }
+
+  func testAStrokeAddedOnTopOfAHandWrittenOrderKeyIsStillOnTop() throws {
+    var document = InkDocument(strokes: [InkStroke(id: "odd", order: "~", points: line(2))])
+    try document.add(InkStroke(id: "new", points: line(2)))
+    XCTAssertEqual(document.drawingOrder.map(\.id), ["odd", "new"])
   }
 
   func testInkIDsAreVersion7UUIDsOrderedByTime() {

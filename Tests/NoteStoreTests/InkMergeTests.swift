@@ -54,6 +54,28 @@ final class InkMergeTests: XCTestCase {
     XCTAssertEqual(merged.pages.first { $0.id == "p1" }?.background, "dots")
   }
 
+  func testRecordsOfOtherKindsSharingAnIdAreBothKept() throws {
+    let header = #"{"nbink":1,"unit":"pt","q":{"xy":100,"t":1000,"wh":100,"o":1000,"f":1000,"ang":1000}}"#
+    let base = header + "\n" + #"{"k":"tag","id":"x","v":1}"# + "\n" + #"{"k":"link","id":"x","to":"y"}"# + "\n"
+    let ours = try InkCodec.parse(Data(base.utf8))
+    var theirs = ours
+    try theirs.add(stroke("new"))
+    let merged = InkMerge.merge(base: ours, ours: ours, theirs: theirs, later: .unknown)
+    XCTAssertEqual(Set(merged.unknownRecords.map(\.kind)), ["tag", "link"])
+    XCTAssertEqual(merged.strokes.map(\.id), ["new"])
+  }
+
+  func testSidesWithDifferentScalesMergeToTheSameBytesEitherWay() {
+    var fine = document([stroke("a", x: 1.234)])
+    fine.scales.xy = 1000
+    let coarse = document([stroke("b", x: 2)])
+    let one = InkCodec.serialize(InkMerge.merge(base: nil, ours: fine, theirs: coarse, later: .unknown))
+    let two = InkCodec.serialize(InkMerge.merge(base: nil, ours: coarse, theirs: fine, later: .unknown))
+    XCTAssertEqual(one, two)
+    // Nothing the finer side stored is rounded away.
+    XCTAssertEqual(try InkCodec.parse(one).stroke(id: "a")?.points.first?.x, 1.234)
+  }
+
   func testUnreadableSidesAreNotGuessedAt() {
     let good = InkCodec.serialize(document([stroke("a")]))
     XCTAssertNil(InkMerge.merge(base: nil, ours: Data("garbage".utf8), theirs: good, later: .ours))

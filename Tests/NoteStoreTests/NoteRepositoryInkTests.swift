@@ -50,6 +50,20 @@ final class NoteRepositoryInkTests: NoteRepositoryTestCase {
     XCTAssertEqual(pieces.map { $0.points.map(\.x) }, [[20], [25]])
   }
 
+  func testADrawingNbCouldNotReadBackIsNotSaved() throws {
+    let note = try repository.createNote(NoteDraft(title: "Sketch", content: "x\n"))
+    let commits = try commitCount()
+    // Values set directly, bypassing add(): two strokes with one id.
+    var drawing = InkDocument()
+    drawing.strokes = [stroke("twin", x: 1), stroke("twin", x: 2)]
+    XCTAssertThrowsError(try repository.saveInk(drawing, for: note)) { error in
+      XCTAssertTrue("\(error)".contains("cannot be saved"), "\(error)")
+      XCTAssertTrue("\(error)".contains("twin"), "\(error)")
+    }
+    XCTAssertFalse(exists("inbox/sketch.ink.jsonl"))
+    XCTAssertEqual(try commitCount(), commits)
+  }
+
   func testTheInProcessDriverMergesInkInLibgit2Merges() throws {
     // The first libgit2 repository a NoteRepository opens registers the driver; .gitattributes from nb init names it
     // for *.ink.jsonl.

@@ -47,6 +47,14 @@ extension NoteRepository {
     try mutate { tx in
       let path = inkPath(of: note)
       let bytes = InkCodec.serialize(document)
+      // The values came from an app or an importer, not a file: make sure nb can read back what it writes (ids
+      // present and unique, limits kept), or the note's ink would be stuck.
+      do {
+        _ = try InkCodec.parse(bytes, file: path)
+      } catch let error as InkFormatError {
+        throw NoteStoreError.invalidArgument(
+          "the drawing for \(note.path) cannot be saved: \(error.message); nothing was changed")
+      }
       let existing = FileSystem.exists(absolute(path)) ? try FileSystem.read(absolute(path)) : nil
       guard bytes != existing, existing != nil || !document.isEmpty else { return note }
       try tx.write(path, bytes)

@@ -22,8 +22,15 @@ public enum FractionalIndex {
   }
 
   /// A key strictly between `lower` and `upper` (nil: unbounded on that side). Requires `lower < upper` when both
-  /// are given; invalid bytes in a key read from a file are treated as the digit nearest to them.
+  /// are given. Keys read from a file may hold other bytes (someone's hand edit); the result is then still above
+  /// `lower` — what adding on top needs — but may not be below such an `upper`.
   public static func key(between lower: String?, and upper: String?) -> String {
+    let candidate = digitKey(between: lower, and: upper)
+    if let lower, !(lower < candidate) { return lower + "V" }
+    return candidate
+  }
+
+  private static func digitKey(between lower: String?, and upper: String?) -> String {
     let low = (lower ?? "").utf8.map { value($0) ?? 0 }
     let high = upper.map { $0.utf8.map { value($0) ?? (base - 1) } }
     var result: [Int] = []

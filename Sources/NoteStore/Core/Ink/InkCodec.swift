@@ -47,7 +47,7 @@ public enum InkCodec {
     writer.header(document)
     for page in document.orderedPages { writer.page(page) }
     for stroke in document.drawingOrder { writer.stroke(stroke) }
-    for record in document.unknownRecords.sorted(by: { ($0.id ?? "", $0.line) < ($1.id ?? "", $1.line) }) {
+    for record in document.unknownRecords.sorted(by: { ($0.mergeKey, $0.line) < ($1.mergeKey, $1.line) }) {
       writer.append(record.line)
       writer.append("\n")
     }
@@ -197,7 +197,15 @@ public enum InkCodec {
         }
         let text = String(
           decoding: UnsafeBufferPointer(start: base + lineStart, count: lineEnd - lineStart), as: UTF8.self)
-        document.unknownRecords.append(InkUnknownRecord(line: text, id: id))
+        let record = InkUnknownRecord(line: text, kind: kind, id: id)
+        if id != nil {
+          // Merged by (kind, id) like strokes, so that key must be unique too.
+          if let previous = ids[record.mergeKey] {
+            throw InkSyntaxError(message: "\"\(kind)\" id \"\(id!)\" is already used on line \(previous)")
+          }
+          ids[record.mergeKey] = lineNumber
+        }
+        document.unknownRecords.append(record)
       }
     }
 
@@ -303,7 +311,8 @@ public enum InkCodec {
             + " every channel needs one value per point")
       }
       if remaining < xs.values.count {
-        throw InkSyntaxError(message: "the file has more than \(InkCodec.maxPointsPerFile) points, the most one file may have")
+        throw InkSyntaxError(
+          message: "the file has more than \(InkCodec.maxPointsPerFile) points, the most one file may have")
       }
       totalPoints += xs.values.count
       stroke.points = Reader.points(xs: xs.values, ys: ys.values, channels: channelValues, scales: scales)

@@ -61,8 +61,11 @@ extension InkDocument {
       piece.points = Array(original.points[range])
       pieces.append(piece)
     }
+    // Every new id is checked before anything changes: a throwing split leaves the drawing as it was.
+    var taken = Set(strokes.map(\.id))
+    for piece in pieces where !taken.insert(piece.id).inserted { throw InkEditError.duplicateID(piece.id) }
     strokes.remove(at: index)
-    for piece in pieces { try add(piece) }
+    strokes.append(contentsOf: pieces)
     return pieces.map(\.id)
   }
 

@@ -22,7 +22,12 @@ public enum InkMerge {
 
   /// Merges `ours` and `theirs` against `base` (nil: no common ancestor, as when both sides added the sidecar).
   public static func merge(base: InkDocument?, ours: InkDocument, theirs: InkDocument, later: Later) -> InkDocument {
-    let scales = ours.scales
+    // The finer of the two sides' scales, channel by channel: nothing either side stored is rounded away, and the
+    // choice does not depend on which side is "ours".
+    let scales = InkScales(
+      xy: max(ours.scales.xy, theirs.scales.xy), time: max(ours.scales.time, theirs.scales.time),
+      size: max(ours.scales.size, theirs.scales.size), opacity: max(ours.scales.opacity, theirs.scales.opacity),
+      force: max(ours.scales.force, theirs.scales.force), angle: max(ours.scales.angle, theirs.scales.angle))
     func pick<T>(_ one: T, _ two: T, line: (T) -> String) -> T {
       switch later {
       case .ours: one
@@ -38,18 +43,17 @@ public enum InkMerge {
     }
     let unknown = merge3(
       base: base?.unknownRecords ?? [], ours: ours.unknownRecords, theirs: theirs.unknownRecords,
-      key: { $0.id ?? $0.line }
+      key: \.mergeKey
     ) { pick($0, $1, line: \.line) }
-    var headerExtra = ours.headerExtra
-    for field in theirs.headerExtra where !headerExtra.contains(where: { $0.key == field.key }) {
-      headerExtra.append(field)
-    }
+    let headerExtra = merge3(
+      base: base?.headerExtra ?? [], ours: ours.headerExtra, theirs: theirs.headerExtra, key: \.key
+    ) { pick($0, $1, line: \.json) }
     return InkDocument(
       scales: scales, pages: pages, strokes: strokes, headerExtra: headerExtra, unknownRecords: unknown)
   }
 
-  /// Merges the bytes of three versions. Returns nil when a version cannot be parsed: the caller then keeps both
-  /// versions whole instead of guessing.
+  /// Merges the bytes of three versions. Returns nil when a version cannot be parsed, or the result could not be
+  /// (two sides together beyond the point limits): the caller then keeps both versions whole instead of guessing.
   public static func merge(base: Data?, ours: Data, theirs: Data, later: Later) -> Data? {
     guard let oursDocument = try? InkCodec.parse(ours), let theirsDocument = try? InkCodec.parse(theirs) else {
       return nil
@@ -57,7 +61,11 @@ public enum InkMerge {
     // An unreadable ancestor is treated as none: every stroke then counts as added, so nothing is deleted by a
     // guess.
     let baseDocument = base.flatMap { try? InkCodec.parse($0) }
-    return InkCodec.serialize(merge(base: baseDocument, ours: oursDocument, theirs: theirsDocument, later: later))
+    let merged = InkCodec.serialize(
+      merge(base: baseDocument, ours: oursDocument, theirs: theirsDocument, later: later))
+    // Two sides each within the limits can add up beyond them; a file nb could not read back is not written.
+    guard (try? InkCodec.parse(merged)) != nil else { return nil }
+    return merged
   }
 
   static func merge3<T: Equatable>(

@@ -357,14 +357,20 @@ public struct InkRect: Hashable, Sendable {
 public struct InkUnknownRecord: Hashable, Sendable {
   /// The whole line, without its newline.
   public var line: String
+  /// Its `k`.
+  public var kind: String
   /// Its `id`, when it has one (used to merge it like a stroke).
   public var id: String?
 
   /// A record.
-  public init(line: String, id: String?) {
+  public init(line: String, kind: String, id: String?) {
     self.line = line
+    self.kind = kind
     self.id = id
   }
+
+  /// What identifies the record across versions of the file: its kind and id, or, without an id, the line itself.
+  var mergeKey: String { id.map { kind + "\u{0}" + $0 } ?? line }
 }
 
 /// The whole content of an ink sidecar: header scales, pages and strokes.
