@@ -63,15 +63,21 @@ struct InkInfo: ParsableCommand {
     }
     print(Style.bold(path))
     var rows: [(String, String)] = [("strokes", "\(summary.strokes)"), ("points", "\(summary.points)")]
-    rows.append(("pages", document.pages.isEmpty ? "1 (implicit)" : "\(document.pages.count)"))
-    for (number, page) in document.orderedPages.enumerated() {
-      let count = document.strokes.filter { $0.page == page.id }.count
-      let background = page.background.map { ", \($0)" } ?? ""
-      rows.append(
-        (
-          "  \(number + 1)",
-          "\(page.width)×\(page.height) pt\(background), \(CommitMessage.count(count, "stroke")) (id \(page.id))"
-        ))
+    // Numbered as `nb ink render --page N` takes them.
+    let shown = InkSVG.pages(of: document)
+    rows.append(("pages", "\(shown.count)"))
+    for (number, id) in shown.enumerated() {
+      let count = document.strokes.filter { $0.page == id }.count
+      let described: String
+      if let record = document.pages.first(where: { $0.id == id }) {
+        let background = record.background.map { ", \($0)" } ?? ""
+        described =
+          "\(record.width)×\(record.height) pt\(background), \(CommitMessage.count(count, "stroke")) (id \(record.id))"
+      } else {
+        described =
+          "\(CommitMessage.count(count, "stroke")) " + (id.map { "(id \($0), no page record)" } ?? "(no page)")
+      }
+      rows.append(("  \(number + 1)", described))
     }
     if !summary.inkTypes.isEmpty {
       rows.append(("inks", summary.inkTypes.map { "\($0.name) \($0.strokes)" }.joined(separator: ", ")))

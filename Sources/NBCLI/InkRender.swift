@@ -37,16 +37,17 @@ struct InkRender: ParsableCommand {
   func selection(in document: InkDocument) throws -> InkSVG.PageSelection {
     guard let page else { return .first }
     if page == "all" { return .all }
-    let ordered = document.orderedPages
+    // Numbered as `nb ink info` lists them: the pages the drawing shows, in order.
+    let shown = InkSVG.pages(of: document)
     if let number = Int(page) {
-      guard (1...max(ordered.count, 1)).contains(number) else {
-        throw CommandError("--page \(page): the ink has \(CommitMessage.count(max(ordered.count, 1), "page"))")
+      guard (1...max(shown.count, 1)).contains(number), number <= shown.count else {
+        throw CommandError("--page \(page): the ink has \(CommitMessage.count(shown.count, "page"))")
       }
-      return ordered.isEmpty ? .implicit : .page(ordered[number - 1].id)
+      return shown[number - 1].map { .page($0) } ?? .implicit
     }
-    guard ordered.contains(where: { $0.id == page }) else {
+    guard shown.contains(page) else {
       throw CommandError(
-        "--page \(page): no such page; give a number from 1 to \(max(ordered.count, 1)), a page id, or 'all'")
+        "--page \(page): no such page; give a number from 1 to \(shown.count), a page id, or 'all'")
     }
     return .page(page)
   }

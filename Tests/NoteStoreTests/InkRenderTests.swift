@@ -298,6 +298,14 @@ final class InkRenderTests: XCTestCase {
     }
   }
 
+  func testStrokesOnAPageWithoutARecordAreWhatTheFirstPageShows() throws {
+    let document = InkDocument(strokes: [line("s", from: (10, 10), to: (50, 10), page: "p1")])
+    XCTAssertEqual(InkSVG.pages(of: document), ["p1"])
+    let svg = try InkSVG.render(document)
+    XCTAssertEqual(svg.components(separatedBy: "<path ").count - 1, 1, svg)
+    XCTAssertEqual(InkSVG.pages(of: InkDocument()), [nil], "an empty drawing still shows one empty page")
+  }
+
   func testLongZigZagsCannotBlowUpTheOutline() throws {
     // 10 000 points jumping 20 000 pt back and forth: cut into nib-sized steps without a budget, that would be 10^8
     // centreline points and gigabytes of path.

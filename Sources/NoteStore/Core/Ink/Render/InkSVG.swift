@@ -69,8 +69,8 @@ public enum InkSVG {
     public static let standard = Options()
   }
 
-  /// The pages a drawing shows, in display order: nil for the implicit page (first, when any stroke is on it or
-  /// there are no page records), then page records, then ids strokes name without a record.
+  /// The pages a drawing shows, in display order: nil for the implicit page (first, when any stroke is on it, or
+  /// the drawing is empty), then page records, then ids strokes name without a record.
   public static func pages(of document: InkDocument) -> [String?] {
     slots(of: document).map(\.id)
   }
@@ -112,7 +112,9 @@ public enum InkSVG {
       groups[stroke.page, default: []].append(stroke)
     }
     var slots: [Slot] = []
-    if groups[nil] != nil || document.pages.isEmpty {
+    // The implicit page shows when strokes are on it, or when there is nothing else to show (an empty drawing); not
+    // when every stroke names a page, even one without a record.
+    if groups[nil] != nil || (groups.isEmpty && document.pages.isEmpty) {
       slots.append(Slot(id: nil, size: nil, strokes: groups[nil] ?? []))
     }
     var seen = Set<String>()
