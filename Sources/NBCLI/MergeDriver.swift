@@ -36,16 +36,19 @@ struct MergeDriverCommand: ParsableCommand {
     let oursData = try readInput(ours, what: "our version ")
     let theirsData = try readInput(theirs, what: "their version ")
     // git gives an empty %O when the file was added on both sides.
-    for (data, path) in [(oursData, ours), (theirsData, theirs)] {
-      do { _ = try InkCodec.parse(data, file: path) } catch {
-        FileHandle.standardError.write(Data("nb merge-driver: \(error); leaving the conflict to git\n".utf8))
-        throw ExitCode(1)
-      }
-    }
     guard
       let merged = InkMerge.merge(
         base: baseData.isEmpty ? nil : baseData, ours: oursData, theirs: theirsData, later: .unknown)
-    else { throw ExitCode(1) }
+    else {
+      // Only now read the sides again, to say which one is wrong.
+      let problem =
+        [(oursData, ours), (theirsData, theirs)].lazy.compactMap { data, path -> String? in
+          do { _ = try InkCodec.parse(data, file: path) } catch { return "\(error)" }
+          return nil
+        }.first ?? "the merged drawing would exceed nb's limits"
+      FileHandle.standardError.write(Data("nb merge-driver: \(problem); leaving the conflict to git\n".utf8))
+      throw ExitCode(1)
+    }
     try writeOutput(merged, to: ours)
   }
 }

@@ -34,13 +34,14 @@ struct Show: ParsableCommand {
       inkProblem = "\(error)"
     }
     let inkPath = notes.inkPath(of: target)
+    // On standard error, so it never mixes into the JSON a script reads.
+    if let inkProblem { warn(inkProblem) }
     if output.json {
       var json = NoteJSON(target, body: body)
       json.ink = ink.map { NoteJSON.InkJSON(path: inkPath, pages: $0.pages, strokes: $0.strokes, points: $0.points) }
       try printJSON(json)
       return
     }
-    if let inkProblem { warn(inkProblem) }
     if let warning = target.warning { warn(warning) }
     print(Style.bold(target.title))
     var rows: [(String, String)] = [("path", target.path), ("id", target.id ?? "(none yet)")]

@@ -106,6 +106,12 @@ final class InkTests: NBCLITestCase {
     XCTAssertNotEqual(noteAfter, noteBefore, "the note's updated is stamped: note and ink are one unit")
     let changed = zip(noteBefore.split(separator: "\n"), noteAfter.split(separator: "\n")).filter { $0 != $1 }
     XCTAssertEqual(changed.map { $0.1.hasPrefix("updated: ") }, [true], "only the updated line changes")
+    // Removing the drawing by hand stamps the note too.
+    try nbSucceeds("save")
+    try FileManager.default.removeItem(at: url("inbox/roadmap.ink.jsonl"))
+    try nbSucceeds("save")
+    XCTAssertEqual(try committedFiles(), ["inbox/roadmap.ink.jsonl", "inbox/roadmap.md"])
+    XCTAssertFalse(FileManager.default.fileExists(atPath: url("inbox/roadmap.ink.jsonl").path))
     // A drawing nb could not read back is refused like broken front matter.
     try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1"), #"{"k":"s","id":"s2","x":[1],"y":[0.5]}"#))
     try assertRefused(["save"], mentioning: ["inbox/roadmap.ink.jsonl:3", "0.5"])
@@ -114,6 +120,9 @@ final class InkTests: NBCLITestCase {
   func testStatusReportsInkWithoutANote() throws {
     try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1")))
     try write("work/lost.ink.jsonl", Self.file(Self.stroke("s2")))
+    // Hidden files are not notes, so a hidden drawing beside a hidden note is nobody's business.
+    try write("work/.draft.md", "draft\n")
+    try write("work/.draft.ink.jsonl", Self.file(Self.stroke("s3")))
     try gitCommitAll()
     let status = try nbSucceeds("status")
     XCTAssertTrue(status.stdout.contains("work/lost.ink.jsonl") || status.stderr.contains("work/lost.ink.jsonl"))

@@ -155,7 +155,8 @@ public struct Timestamp: Equatable, Hashable, Comparable, Sendable, CustomString
     }
   }
 
-  private static func pad(_ value: Int, _ width: Int) -> String {
+  /// `value` in decimal with leading zeros up to `width` digits (sign before them).
+  static func pad(_ value: Int, _ width: Int) -> String {
     let digits = String(abs(value))
     let padded = digits.count < width ? String(repeating: "0", count: width - digits.count) + digits : digits
     return value < 0 ? "-" + padded : padded

@@ -87,37 +87,9 @@ extension NoteRepository {
     var added = 0
     let saved = try editInk(of: note, subject: subject) { document in
       if replace { document = InkDocument(scales: document.scales) }
-      document.add(imported)
+      document.addImported(imported)
       added = imported.strokes.count
     }
     return (saved, added)
-  }
-}
-
-extension InkDocument {
-  /// Adds an imported drawing: its pages after ours and its strokes on top of their pages, every page and stroke
-  /// under a new id (an import is new ink, even when the file came from this very note), `makeID` minting them.
-  mutating func add(_ other: InkDocument, makeID: () -> String = InkID.make) {
-    var pageRename: [String: String] = [:]
-    for page in other.orderedPages {
-      var page = page
-      let fresh = makeID()
-      pageRename[page.id] = fresh
-      page.id = fresh
-      page.order = FractionalIndex.key(between: pages.map(\.order).max(), and: nil)
-      pages.append(page)
-    }
-    var tops: [String?: String] = [:]
-    for stroke in strokes { tops[stroke.page] = max(tops[stroke.page] ?? stroke.order, stroke.order) }
-    for stroke in other.drawingOrder {
-      var stroke = stroke
-      if let page = stroke.page { stroke.page = pageRename[page] ?? page }
-      stroke.id = makeID()
-      stroke.parent = nil
-      let key = FractionalIndex.key(between: tops[stroke.page] ?? nil, and: nil)
-      tops[stroke.page] = key
-      stroke.order = key
-      strokes.append(stroke)
-    }
   }
 }

@@ -56,16 +56,21 @@ extension NoteRepository {
       var inkOnly: [String] = []
       for (done, path) in paths.enumerated() {
         progress?("Saving", done, paths.count)
+        let isInk = path.hasSuffix(RepoPaths.inkSuffix)
+        if isInk {
+          // Note and ink are one unit for sync's later-edit rule: drawing (or removing the drawing) stamps the
+          // note's `updated` too.
+          let note = String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md"
+          if !paths.contains(note), FileSystem.exists(absolute(note)) { inkOnly.append(note) }
+        }
         guard FileSystem.exists(absolute(path)) else {
           removed.append(path)
           continue
         }
-        if path.hasSuffix(RepoPaths.inkSuffix) {
+        if isInk {
           // A drawing written by another tool: refuse one nb could not read back, as with broken front matter.
           _ = try Self.parseInk(try FileSystem.read(absolute(path)), path: path)
           plain.append(path)
-          let note = String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md"
-          if !paths.contains(note), FileSystem.exists(absolute(note)) { inkOnly.append(note) }
           continue
         }
         guard RepoPaths.isNotePath(path), !isHidden(path) else {
@@ -82,7 +87,6 @@ extension NoteRepository {
         stamped.append((path, result.text, result.id))
       }
       progress?("Saving", paths.count, paths.count)
-      // Note and ink are one unit for sync's later-edit rule: new strokes stamp the note's `updated` too.
       for path in inkOnly {
         let result = try stamp(path, text: try readText(path))
         stamped.append((path, result.text, result.id))

@@ -50,7 +50,7 @@ final class NoteScanner {
     var children: [String] = []
     var inkStems: [String] = []
     for entry in FileSystem.entries(of: full) {
-      if entry.isRegular, entry.name.hasSuffix(RepoPaths.inkSuffix) {
+      if entry.isRegular, entry.name.hasSuffix(RepoPaths.inkSuffix), !entry.name.hasPrefix(".") {
         inkStems.append(String(entry.name.dropLast(RepoPaths.inkSuffix.count)))
       }
       if entry.name.hasPrefix(".") {

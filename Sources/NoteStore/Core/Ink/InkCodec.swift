@@ -90,7 +90,8 @@ public enum InkCodec {
 
     mutating func document() throws -> InkDocument {
       var document = InkDocument()
-      var start = 0
+      // A byte-order mark some editors put first is not part of the JSON.
+      var start = count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
       var sawHeader = false
       var ids: [String: Int] = [:]
       var pageIDs: [String: Int] = [:]
@@ -537,10 +538,7 @@ public enum InkCodec {
     let days = Timestamp.floorDiv(millis, 86_400_000)
     let msOfDay = Int(millis - days * 86_400_000)
     let (year, month, day) = Timestamp.civil(fromDays: days)
-    func pad(_ value: Int, _ width: Int) -> String {
-      let text = String(value)
-      return String(repeating: "0", count: max(0, width - text.count)) + text
-    }
+    let pad = Timestamp.pad
     return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):"
       + "\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
   }

@@ -8,11 +8,38 @@ extension InkDocument {
   public mutating func add(_ stroke: InkStroke) throws {
     guard self.stroke(id: stroke.id) == nil else { throw InkEditError.duplicateID(stroke.id) }
     var stroke = stroke
-    if stroke.order.isEmpty {
-      let top = strokes.lazy.filter { $0.page == stroke.page }.map(\.order).max()
-      stroke.order = FractionalIndex.key(between: top, and: nil)
-    }
+    if stroke.order.isEmpty { stroke.order = FractionalIndex.key(between: topOrder(onPage: stroke.page), and: nil) }
     strokes.append(stroke)
+  }
+
+  /// The highest order key on a page; nil when it has no strokes.
+  func topOrder(onPage page: String?) -> String? {
+    strokes.lazy.filter { $0.page == page }.map(\.order).max()
+  }
+
+  /// Adds an imported drawing: its pages after ours and its strokes on top of their pages, every page and stroke
+  /// under a new id from `makeID` (an import is new ink, even when the file came from this very drawing).
+  public mutating func addImported(_ other: InkDocument, makeID: () -> String = InkID.make) {
+    var pageRename: [String: String] = [:]
+    for page in other.orderedPages {
+      var page = page
+      pageRename[page.id] = makeID()
+      page.id = pageRename[page.id]!
+      page.order = FractionalIndex.key(between: pages.map(\.order).max(), and: nil)
+      pages.append(page)
+    }
+    // The top of each page, kept as strokes go on: one pass, however many strokes the file has.
+    var tops: [String?: String] = [:]
+    for stroke in strokes { tops[stroke.page] = max(tops[stroke.page] ?? stroke.order, stroke.order) }
+    for stroke in other.drawingOrder {
+      var stroke = stroke
+      if let page = stroke.page { stroke.page = pageRename[page] ?? page }
+      stroke.id = makeID()
+      stroke.parent = nil
+      stroke.order = FractionalIndex.key(between: tops[stroke.page] ?? nil, and: nil)
+      tops[stroke.page] = stroke.order
+      strokes.append(stroke)
+    }
   }
 
   /// Adds a page after every other page; returns it.
@@ -125,12 +152,7 @@ public enum InkID {
     for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: millis >> (8 * (5 - UInt64(index)))) }
     bytes[6] = 0x70 | (bytes[6] & 0x0f)
     bytes[8] = 0x80 | (bytes[8] & 0x3f)
-    let hex = bytes.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-    let parts = [
-      hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-      hex.dropFirst(20),
-    ]
-    return parts.joined(separator: "-")
+    return NoteID.format(bytes)
   }
 
   /// A new id from the clock and the system's random source.

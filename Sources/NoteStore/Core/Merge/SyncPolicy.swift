@@ -66,7 +66,8 @@ public enum SyncPolicy {
   }
 
   /// Merges two changed ink sidecars stroke by stroke; a side without a sidecar counts as one whose strokes were all
-  /// erased. Nil when a side cannot be parsed: the caller then keeps the losing sidecar whole in a conflict copy.
+  /// erased. `.unreadable` when a side cannot be parsed (or the merge could not be): the caller then keeps the
+  /// losing sidecar whole in a conflict copy.
   /// `.merged(nil)` when one side removed the sidecar and nothing drawn is left.
   static func mergeInk(base: Data?, ours: Data?, theirs: Data?, later: SyncSide) -> InkMergeOutcome {
     let empty = InkCodec.serialize(InkDocument())
