@@ -1,3 +1,4 @@
+import NBTestSupport
 import XCTest
 
 @testable import NoteStore
@@ -213,6 +214,50 @@ final class MergePolicyTests: XCTestCase {
     XCTAssertEqual(
       kept.tree["d/sketch.ink.jsonl"], header + line("recoloured", "a1", "ff0000ff") + line("mine", "b"))
     XCTAssertEqual(kept.report.conflicts, [])
+  }
+
+  /// Random drawing on two devices, resolved by the sync policy in both directions: the note's ink is the union of
+  /// both devices' new strokes minus both devices' erasures, the same bytes either way, and no conflict copy.
+  func testRandomConcurrentDrawingMergesStrokeByStrokeThroughThePolicy() throws {
+    var random = SplitMix64(seed: 77)
+    func stroke(_ name: String) -> InkStroke {
+      InkStroke(
+        id: name, order: "a", points: [InkPoint(x: Double.random(in: 0...100, using: &random).rounded(), y: 1)])
+    }
+    for round in 0..<150 {
+      let shared = (0..<Int.random(in: 0...8, using: &random)).map { stroke("r\(round)-s\($0)") }
+      var expected = Set(shared.map(\.id))
+      func device(_ name: String, hour: Int) -> [String: FileVersion] {
+        var drawing = InkDocument(strokes: shared)
+        for step in 0..<Int.random(in: 0...6, using: &random) {
+          if Bool.random(using: &random), let victim = drawing.strokes.randomElement(using: &random) {
+            drawing.erase(id: victim.id)
+            expected.remove(victim.id)
+          } else {
+            try! drawing.add(stroke("r\(round)-\(name)-\(step)"))
+            expected.insert("r\(round)-\(name)-\(step)")
+          }
+        }
+        return tree([
+          "d/sketch.md": note(id, "2026-11-21T\(hour):00:00Z", "ink\n"),
+          "d/sketch.ink.jsonl": String(decoding: InkCodec.serialize(drawing), as: UTF8.self),
+        ])
+      }
+      let base = tree([
+        "d/sketch.md": note(id, "2026-11-20T10:00:00Z", "ink\n"),
+        "d/sketch.ink.jsonl": String(decoding: InkCodec.serialize(InkDocument(strokes: shared)), as: UTF8.self),
+      ])
+      let ours = device("ours", hour: 10)
+      let theirs = device("theirs", hour: 11)
+      guard let forward = resolve(base: base, ours: ours, theirs: theirs),
+        let backward = resolve(base: base, ours: theirs, theirs: ours)
+      else { return }
+      let ink = forward.tree["d/sketch.ink.jsonl"].map { try? InkCodec.parse(Data($0.utf8)) } ?? InkDocument()
+      XCTAssertEqual(Set(ink?.strokes.map(\.id) ?? []), expected, "round \(round)")
+      XCTAssertEqual(forward.tree["d/sketch.ink.jsonl"], backward.tree["d/sketch.ink.jsonl"], "round \(round)")
+      XCTAssertEqual(forward.report.conflicts, [], "round \(round)")
+      XCTAssertEqual(Set(forward.tree.keys).subtracting(["d/sketch.md", "d/sketch.ink.jsonl"]), [], "round \(round)")
+    }
   }
 
   func testUnreadableSidecarsTravelWithTheirNoteAndTheLoserIsCopied() {
