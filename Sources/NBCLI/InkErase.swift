@@ -20,19 +20,26 @@ struct InkErase: ParsableCommand {
   }
 
   func run() throws {
-    let target = try InkTarget(repository, note)
-    let document = try target.requireInk()
-    let missing = ids.filter { document.stroke(id: $0) == nil }
-    if !missing.isEmpty {
-      throw CommandError(
-        "\(target.repository.inkPath(of: target.note)) has no stroke \(missing.map { "'\($0)'" }.joined(separator: ", "));"
-          + " nothing was erased ('nb ink textconv \(target.repository.inkPath(of: target.note))' lists the ids)")
-    }
-    try target.repository.editInk(
-      of: target.note, subject: "ink erase \(CommitMessage.count(ids.count, "stroke")) in \(target.note.path)"
+    let notes = try repository.open()
+    let target = try notes.resolve(note)
+    let path = notes.inkPath(of: target)
+    // Checked inside the edit, under the repository lock: the drawing is read once, and nothing changes between
+    // the check and the erase.
+    try notes.editInk(
+      of: target, subject: "ink erase \(CommitMessage.count(ids.count, "stroke")) in \(target.path)"
     ) { document in
+      if document.isEmpty {
+        throw CommandError(
+          "\(target.path) has no ink (no \(path)); add some with 'nb ink import \(target.path) FILE'")
+      }
+      let missing = ids.filter { document.stroke(id: $0) == nil }
+      if !missing.isEmpty {
+        throw CommandError(
+          "\(path) has no stroke \(missing.map { "'\($0)'" }.joined(separator: ", "));"
+            + " nothing was erased ('nb ink textconv \(path)' lists the ids)")
+      }
       for id in ids { document.erase(id: id) }
     }
-    print("\(target.note.path): erased \(CommitMessage.count(Set(ids).count, "stroke"))")
+    print("\(target.path): erased \(CommitMessage.count(Set(ids).count, "stroke"))")
   }
 }

@@ -25,9 +25,16 @@ extension NoteRepository {
 
   /// The note's ink, or nil when it has no sidecar. A sidecar that cannot be parsed is an error naming its line.
   public func ink(of note: Note) throws -> InkDocument? {
+    try readInk(of: note).document
+  }
+
+  /// The sidecar's bytes and drawing, both nil when there is none: an edit compares against the bytes it read
+  /// instead of reading the file twice.
+  private func readInk(of note: Note) throws -> (data: Data?, document: InkDocument?) {
     let path = inkPath(of: note)
-    guard FileSystem.exists(absolute(path)) else { return nil }
-    return try Self.parseInk(try FileSystem.read(absolute(path)), path: path)
+    guard FileSystem.exists(absolute(path)) else { return (nil, nil) }
+    let data = try FileSystem.read(absolute(path))
+    return (data, try Self.parseInk(data, path: path))
   }
 
   static func parseInk(_ data: Data, path: String) throws -> InkDocument {
@@ -46,20 +53,8 @@ extension NoteRepository {
   public func saveInk(_ document: InkDocument, for note: Note, subject: String? = nil) throws -> Note {
     try mutate { tx in
       let path = inkPath(of: note)
-      let bytes = InkCodec.serialize(document)
-      // The values came from an app or an importer, not a file: make sure nb can read back what it writes (ids
-      // present and unique, limits kept), or the note's ink would be stuck.
-      do {
-        _ = try InkCodec.parse(bytes, file: path)
-      } catch let error as InkFormatError {
-        throw NoteStoreError.invalidArgument(
-          "the drawing for \(note.path) cannot be saved: \(error.message); nothing was changed")
-      }
       let existing = FileSystem.exists(absolute(path)) ? try FileSystem.read(absolute(path)) : nil
-      guard bytes != existing, existing != nil || !document.isEmpty else { return note }
-      try tx.write(path, bytes)
-      return try stampAndWrite(
-        note.path, text: try readText(note.path), in: &tx, subject: subject ?? "ink \(note.path)")
+      return try writeInk(document, for: note, replacing: existing, subject: subject, in: &tx)
     }
   }
 
@@ -69,11 +64,32 @@ extension NoteRepository {
   public func editInk(
     of note: Note, subject: String, _ change: (inout InkDocument) throws -> Void
   ) throws -> Note {
-    try withLock {
-      var document = try ink(of: note) ?? InkDocument()
+    try mutate { tx in
+      let current = try readInk(of: note)
+      var document = current.document ?? InkDocument()
       try change(&document)
-      return try saveInk(document, for: note, subject: subject)
+      return try writeInk(document, for: note, replacing: current.data, subject: subject, in: &tx)
     }
+  }
+
+  /// The one commit of an ink change; `existing` is the sidecar's bytes as they are now (nil: none).
+  private func writeInk(
+    _ document: InkDocument, for note: Note, replacing existing: Data?, subject: String?, in tx: inout Transaction
+  ) throws -> Note {
+    let path = inkPath(of: note)
+    let bytes = InkCodec.serialize(document)
+    guard bytes != existing, existing != nil || !document.isEmpty else { return note }
+    // The values came from an app or an importer, not a file: make sure nb can read back what it writes (ids
+    // present and unique, limits kept), or the note's ink would be stuck.
+    do {
+      _ = try InkCodec.parse(bytes, file: path)
+    } catch let error as InkFormatError {
+      throw NoteStoreError.invalidArgument(
+        "the drawing for \(note.path) cannot be saved: \(error.message); nothing was changed")
+    }
+    try tx.write(path, bytes)
+    return try stampAndWrite(
+      note.path, text: try readText(note.path), in: &tx, subject: subject ?? "ink \(note.path)")
   }
 
   /// Adds an imported drawing to the note's ink (or replaces it with `replace`), in one commit. Imported pages are

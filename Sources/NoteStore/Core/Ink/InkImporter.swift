@@ -31,10 +31,33 @@ public enum InkImporter {
         file: name, line: 1,
         message: "not a drawing nb can import: expected InkML (.inkml), reMarkable v6 (.rm) or nb ink (.ink.jsonl)")
     }
-    switch format {
-    case .nbInk: return try InkCodec.parse(data, file: name)
-    case .inkML: return try readInkML(data, name: name)
-    case .remarkable: return try readRemarkable(data, name: name)
+    // Each reader's error says where in the file; the import error adds which file.
+    do {
+      switch format {
+      case .nbInk: return try InkCodec.parse(data, file: name)
+      case .inkML: return try InkML.read(data, created: Date())
+      case .remarkable: return try RemarkableV6.read(data)
+      }
+    } catch let error as InkMLError {
+      throw InkImportError(file: name, message: error.description)
+    } catch let error as RemarkableV6Error {
+      throw InkImportError(file: name, message: error.description)
     }
   }
+}
+
+/// A file being imported that cannot be read: which file, and what and where (byte offset, line) the problem is.
+public struct InkImportError: Error, Equatable, CustomStringConvertible {
+  /// The file as the user named it.
+  public var file: String
+  /// The reader's own message, which says where in the file.
+  public var message: String
+
+  /// An error.
+  public init(file: String, message: String) {
+    self.file = file
+    self.message = message
+  }
+
+  public var description: String { "\(file): \(message); nothing was imported" }
 }

@@ -42,7 +42,8 @@ public struct InkMLError: Error, Equatable, CustomStringConvertible {
 ///
 /// Writing produces one context per combination of channels the strokes carry (X Y, then T in ms, F with
 /// min 0 and max 1, W, OA and OE in radians, all lengths in `pt`, the unit nb stores), one brush per distinct
-/// (ink, colour, constant width), and one `<trace xml:id="stroke id">` per stroke in drawing order, with explicit
+/// (ink, colour, constant width), and one `<trace xml:id="s-…">` per stroke in drawing order (the stroke id made an
+/// XML name), with explicit
 /// values at the document's stored precision. The stroke's transform is applied to its points and widths. Pages,
 /// point height and opacity, masks, seeds and creation times are not written.
 public enum InkML {
