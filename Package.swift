@@ -42,6 +42,8 @@ let package = Package(
     .target(name: "NBTestSupport", dependencies: ["GitKit"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "NBTestSupport"]),
+    // Depends on NoteStore alone: compiles only while the public API holds no GitKit type.
+    .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),
   ],
   swiftLanguageModes: [.v5]

@@ -23,8 +23,7 @@ struct Show: ParsableCommand {
       FileHandle.standardOutput.write(try notes.data(of: target))
       return
     }
-    let text = try notes.text(of: target)
-    let body = String(FrontMatter.body(of: text))
+    let body = try notes.body(of: target)
     // A broken sidecar must not hide the note: show says so and goes on.
     var inkProblem: String?
     var ink: InkSummary?
@@ -51,7 +50,7 @@ struct Show: ParsableCommand {
     if !target.aliases.isEmpty { rows.append(("aliases", target.aliases.joined(separator: ", "))) }
     if let conflictOf = target.conflictOf { rows.append(("conflict of", conflictOf)) }
     if let ink {
-      let svg = String(RepoPaths.lastComponent(of: target.path).dropLast(3)) + ".svg"
+      let svg = target.stem + ".svg"
       rows.append(("ink", "\(ink.headline) in \(inkPath); render: nb ink render \(target.path) -o \(svg)"))
     }
     for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }

@@ -1,5 +1,4 @@
 import Foundation
-import GitKit
 
 /// Everything the note store refuses to do, each with a one-line message that names the file, line or argument
 /// and says what to do. Nothing has been changed on disk when one of these is thrown.
@@ -34,8 +33,8 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
   case indexLocked(path: String)
   /// Another nb process holds the repository lock for too long.
   case busy(path: String, holder: String)
-  /// A libgit2 call failed.
-  case git(GitError)
+  /// A git operation failed: the failing libgit2 call and its reason.
+  case git(String)
   /// A file operation failed.
   case io(path: String, detail: String)
   /// A template could not be found or rendered.
@@ -85,8 +84,8 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
       return "\(path) exists: another git process is running, or one crashed; if no git is running, remove it and retry"
     case .busy(let path, let holder):
       return "another nb process (\(holder)) holds \(path); wait for it to finish and retry"
-    case .git(let error):
-      return error.description
+    case .git(let message):
+      return message
     case .io(let path, let detail):
       return "\(path): \(detail)"
     case .template(let message):

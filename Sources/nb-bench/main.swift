@@ -156,7 +156,7 @@ func buildRepository(at root: String, count: Int) throws {
     if i < 100 { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
     let text = """
       ---
-      id: \(NoteID.make())
+      id: \(UUID().uuidString.lowercased())
       title: Note \(i)
       created: \(stamp)
       updated: \(stamp)

@@ -1,4 +1,4 @@
-import NoteStore
+@testable import NoteStore
 import XCTest
 
 final class NamesTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import Yams
 
 /// Why a note's front matter cannot be read or edited.
-public enum FrontMatterError: Error, Equatable, Sendable, CustomStringConvertible {
+enum FrontMatterError: Error, Equatable, Sendable, CustomStringConvertible {
   /// line: 1-based line number in the whole file; column optional. message: short, human.
   case malformed(line: Int, column: Int?, message: String)
   /// Front matter is YAML but not a key/value mapping.
@@ -14,7 +14,7 @@ public enum FrontMatterError: Error, Equatable, Sendable, CustomStringConvertibl
   case cannotEdit(key: String, line: Int, message: String)
 
   /// A one-line explanation naming the file line.
-  public var description: String {
+  var description: String {
     switch self {
     case .malformed(let line, let column, let message):
       return "front matter line \(line)\(column.map { ", column \($0)" } ?? ""): \(message)"
@@ -36,9 +36,9 @@ public enum FrontMatterError: Error, Equatable, Sendable, CustomStringConvertibl
 ///
 /// Duplicate keys anywhere in the block are an error (`.malformed` at the first occurrence of the key): YAML
 /// forbids them and an edit could not know which copy the user means.
-public enum FrontMatter {
+enum FrontMatter {
   /// Parses the metadata. `text` is the whole file as decoded UTF-8 (may start with U+FEFF).
-  public static func read(_ text: String) throws -> NoteMetadata {
+  static func read(_ text: String) throws -> NoteMetadata {
     var metadata = NoteMetadata()
     let bodyStart: Int
     switch FMLayout.scan(text) {
@@ -66,7 +66,7 @@ public enum FrontMatter {
   /// The key text before `:` (its quoting), the blanks after `:` and a `# comment` ending a one-line value are kept.
   /// `yamlValue` may span lines (`\n`-separated): the first goes after `key:`, the others follow as written.
   /// Throws `.cannotEdit` rather than write a result in which any other key would read back differently.
-  public static func setting(_ key: String, to yamlValue: String, in text: String) throws -> String {
+  static func setting(_ key: String, to yamlValue: String, in text: String) throws -> String {
     var valueLines = yamlValue.split(separator: "\n", omittingEmptySubsequences: false).map { line in
       line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
     }
@@ -80,7 +80,7 @@ public enum FrontMatter {
   /// `last_modified_at`) in place — the user's tool owns that convention — else adds `updated`.
   ///
   /// A value the user quoted (`updated: "…"`) stays quoted the same way.
-  public static func settingUpdated(_ value: Timestamp, in text: String) throws -> String {
+  static func settingUpdated(_ value: Timestamp, in text: String) throws -> String {
     try editingFirstPresent(NoteMetadata.updatedKeys, in: text) { entry in
       var formatted = value.rfc3339
       if case .scalar(let scalar)? = entry?.value {
@@ -95,7 +95,7 @@ public enum FrontMatter {
   /// dash style; otherwise a one-line flow list `[a, b]`. Edits `tags`, or the alias key the file uses.
   ///
   /// An empty list is written `[]` in either case (an empty block list would read back as null).
-  public static func settingTags(_ tags: [String], in text: String) throws -> String {
+  static func settingTags(_ tags: [String], in text: String) throws -> String {
     try editingFirstPresent(NoteMetadata.tagKeys, in: text) { entry, parsed in
       if !tags.isEmpty, let entry, let parsed, let dash = blockListDash(of: entry, in: parsed) {
         return FMNewValue(inline: "", continuation: tags.map { dash + YAMLScalar.format($0) })
@@ -105,13 +105,13 @@ public enum FrontMatter {
   }
 
   /// Removes a top-level key's lines (no-op when absent).
-  public static func removing(_ key: String, in text: String) throws -> String {
+  static func removing(_ key: String, in text: String) throws -> String {
     try FMEditor.edit(text, key: key, newValue: nil)
   }
 
   /// The body: everything after the closing delimiter line (the whole text when there is no front matter, or when
   /// an opening `---` is never closed; a BOM then stays part of the body).
-  public static func body(of text: String) -> Substring {
+  static func body(of text: String) -> Substring {
     guard case .block(let block) = FMLayout.scan(text) else { return text[...] }
     return text[stringIndex(text, block.bodyStart)...]
   }

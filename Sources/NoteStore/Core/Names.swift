@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which kind of user-given name failed validation; it decides how an error message refers to the text.
-public enum NameKind: String, Sendable, Equatable {
+enum NameKind: String, Sendable, Equatable {
   /// A note title.
   case title
   /// A notebook path such as `work/projects`.
@@ -11,7 +11,7 @@ public enum NameKind: String, Sendable, Equatable {
 }
 
 /// Why a name was refused.
-public enum NameProblem: Sendable, Equatable {
+enum NameProblem: Sendable, Equatable {
   /// Empty, or only whitespace.
   case empty
   /// Contains a control character (line breaks and tabs included).
@@ -39,12 +39,12 @@ public enum NameProblem: Sendable, Equatable {
 }
 
 /// A refused title, notebook path or file path, with the text as the user gave it and the reason.
-public enum NameError: Error, Equatable, CustomStringConvertible {
+enum NameError: Error, Equatable, CustomStringConvertible {
   /// The name of kind `kind`, given as `text`, has `problem`.
   case invalid(NameKind, text: String, problem: NameProblem)
 
   /// One line naming the offending text (escaped, so control characters are visible) and saying what to do.
-  public var description: String {
+  var description: String {
     switch self {
     case .invalid(let kind, let text, let problem):
       let quoted = Names.quote(text)
@@ -101,16 +101,16 @@ extension String {
 /// These names become directories and files on every device that pulls the repository, so anything that could
 /// escape the repository, hide a file, clash with git's or nb's own directories, or break a line-based format is
 /// refused up front with a message that says what to change.
-public enum Names {
+enum Names {
   /// The longest path component file systems accept, in UTF-8 bytes.
-  public static let maxComponentBytes = 255
+  static let maxComponentBytes = 255
 
   /// Directory names git and nb own; compared case-insensitively because macOS and Windows file systems are.
   static let reservedComponents: Set<String> = [".git", ".nb"]
 
   /// A note title: not empty/whitespace-only; no control characters (incl. newline, tab, DEL, U+0085, U+2028/9);
   /// no `/` or `\` (a notebook is given separately); not only dots.
-  public static func validateTitle(_ title: String) throws -> String {
+  static func validateTitle(_ title: String) throws -> String {
     func fail(_ problem: NameProblem) -> NameError { .invalid(.title, text: title, problem: problem) }
     if let scalar = firstControlCharacter(in: title) { throw fail(.controlCharacter(scalar)) }
     let trimmed = title.trimmingCharacters(in: .whitespaces)
@@ -124,7 +124,7 @@ public enum Names {
   /// not "." or "..", not only dots, no leading dot (hidden), no control chars, no "\", not ".git"/".nb" (any
   /// case); the whole not absolute. A trailing "/" is tolerated and dropped. Returns the normalized path ("" = root
   /// only if `allowRoot`).
-  public static func validateNotebookPath(_ path: String, allowRoot: Bool = false) throws -> String {
+  static func validateNotebookPath(_ path: String, allowRoot: Bool = false) throws -> String {
     func fail(_ problem: NameProblem) -> NameError { .invalid(.notebook, text: path, problem: problem) }
     try checkWhole(path, kind: .notebook)
     var body = Substring(path)
@@ -144,7 +144,7 @@ public enum Names {
 
   /// A repository-relative file path given by a user (a NOTE argument, "work/roadmap.md"): the same component
   /// rules, and never escapes the root. Returns it normalized (no "./", no duplicate "/").
-  public static func validateRelativePath(_ path: String) throws -> String {
+  static func validateRelativePath(_ path: String) throws -> String {
     func fail(_ problem: NameProblem) -> NameError { .invalid(.path, text: path, problem: problem) }
     try checkWhole(path, kind: .path)
     // "." and empty components are harmless spellings (shell completion produces them), so they are dropped;

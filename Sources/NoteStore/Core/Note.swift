@@ -45,7 +45,7 @@ public struct Note: Equatable, Hashable, Sendable {
   public var stem: String { RepoPaths.stem(of: path) }
 
   /// Builds the note for `path` from what its front matter says, falling back as the format contract describes.
-  public init(path: String, metadata: NoteMetadata, warning: String? = nil) {
+  init(path: String, metadata: NoteMetadata, warning: String? = nil) {
     let fallbackTitle = metadata.firstHeading.flatMap { $0.isEmpty ? nil : $0 } ?? RepoPaths.stem(of: path)
     self.init(
       path: path, id: metadata.id, title: metadata.title.flatMap { $0.isEmpty ? nil : $0 } ?? fallbackTitle,
@@ -89,50 +89,5 @@ public struct TagCount: Equatable, Hashable, Sendable {
   public init(tag: String, count: Int) {
     self.tag = tag
     self.count = count
-  }
-}
-
-/// Pure helpers over repository-relative, `/`-separated paths.
-public enum RepoPaths {
-  /// Directory part (`a/b` for `a/b/c.md`, `""` for `c.md`).
-  public static func directory(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "" }
-    return String(path[..<slash])
-  }
-
-  /// Last component (`c.md` for `a/b/c.md`).
-  public static func lastComponent(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return path }
-    return String(path[path.index(after: slash)...])
-  }
-
-  /// File name without the `.md` extension.
-  public static func stem(of path: String) -> String {
-    let name = lastComponent(of: path)
-    return name.hasSuffix(".md") ? String(name.dropLast(3)) : name
-  }
-
-  /// Joins a directory and a name; an empty directory means the root.
-  public static func join(_ directory: String, _ name: String) -> String {
-    directory.isEmpty ? name : directory + "/" + name
-  }
-
-  /// Whether `path` is `directory` itself or lies below it (`""` contains everything).
-  public static func isInside(_ path: String, directory: String) -> Bool {
-    directory.isEmpty || path == directory || path.hasPrefix(directory + "/")
-  }
-
-  /// The sidecar files that belong to a note and travel with it (same stem): ink today.
-  public static func sidecars(of notePath: String) -> [String] {
-    let base = notePath.hasSuffix(".md") ? String(notePath.dropLast(3)) : notePath
-    return [base + inkSuffix]
-  }
-
-  /// How an ink sidecar's name ends.
-  public static let inkSuffix = ".ink.jsonl"
-
-  /// Whether a repository-relative path is a note file nb manages.
-  public static func isNotePath(_ path: String) -> Bool {
-    path.hasSuffix(".md") && !lastComponent(of: path).hasPrefix(".")
   }
 }

@@ -3,9 +3,9 @@ import Foundation
 /// Note identities: lower-case random UUIDs (version 4). Two devices mint them offline without coordinating, and
 /// — unlike time-ordered UUIDs, whose first digits are shared by every note made in the same minute — a short
 /// prefix of one is enough to name a note on the command line.
-public enum NoteID {
+enum NoteID {
   /// A new version-4 UUID, its 122 random bits drawn from `random`.
-  public static func make<R: RandomNumberGenerator>(using random: inout R) -> String {
+  static func make<R: RandomNumberGenerator>(using random: inout R) -> String {
     var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
     bytes[6] = 0x40 | (bytes[6] & 0x0f)
     bytes[8] = 0x80 | (bytes[8] & 0x3f)
@@ -23,13 +23,13 @@ public enum NoteID {
   }
 
   /// A new id from the system's random source.
-  public static func make() -> String {
+  static func make() -> String {
     var generator = SystemRandomNumberGenerator()
     return make(using: &generator)
   }
 
   /// Whether `text` has the shape of a UUID (any version), case-insensitive.
-  public static func isWellFormed(_ text: String) -> Bool {
+  static func isWellFormed(_ text: String) -> Bool {
     let groups = text.split(separator: "-", omittingEmptySubsequences: false)
     return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
   }

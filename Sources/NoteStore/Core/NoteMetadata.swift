@@ -5,29 +5,29 @@ import Foundation
 /// Keys are matched case-sensitively. For each field the first listed key holding a usable value wins; a key that
 /// is present but null, empty, of the wrong shape (a mapping where a string is expected) or, for timestamps,
 /// unparseable counts as absent, so the next alias is tried.
-public struct NoteMetadata: Equatable, Sendable {
+struct NoteMetadata: Equatable, Sendable {
   /// `id`: the note's stable identity; nil when absent or blank.
-  public var id: String?
+  var id: String?
   /// Front matter `title` only (the caller falls back to `firstHeading`, then the file stem); nil when blank.
-  public var title: String?
+  var title: String?
   /// `created`, else `date`.
-  public var created: Timestamp?
+  var created: Timestamp?
   /// `updated`, else `modified`, `lastmod`, `last_modified_at`.
-  public var updated: Timestamp?
+  var updated: Timestamp?
   /// `tags`, else `tag`, else `keywords`: a YAML list, or a space/comma separated string; a leading `#` dropped,
   /// empty entries dropped, order kept, duplicates dropped (first occurrence kept).
-  public var tags: [String]
+  var tags: [String]
   /// `aliases`, else `alias`: a YAML list, or one string (an alias may contain spaces, so it is not split).
-  public var aliases: [String]
+  var aliases: [String]
   /// `conflict_of`: the id of the note this copy lost a conflict to.
-  public var conflictOf: String?
+  var conflictOf: String?
   /// Whether the file has a (terminated) front matter block, even an empty one.
-  public var hasFrontMatter: Bool
+  var hasFrontMatter: Bool
   /// Text of the first ATX level-1 heading (`# Title`) in the body, outside fenced code blocks.
-  public var firstHeading: String?
+  var firstHeading: String?
 
   /// Metadata with every field given; all default to "absent".
-  public init(
+  init(
     id: String? = nil, title: String? = nil, created: Timestamp? = nil, updated: Timestamp? = nil,
     tags: [String] = [], aliases: [String] = [], conflictOf: String? = nil, hasFrontMatter: Bool = false,
     firstHeading: String? = nil
@@ -44,13 +44,13 @@ public struct NoteMetadata: Equatable, Sendable {
   }
 
   /// Keys read as `created`, in priority order.
-  public static let createdKeys = ["created", "date"]
+  static let createdKeys = ["created", "date"]
   /// Keys read as `updated`, in priority order; `settingUpdated` edits the first one present.
-  public static let updatedKeys = ["updated", "modified", "lastmod", "last_modified_at"]
+  static let updatedKeys = ["updated", "modified", "lastmod", "last_modified_at"]
   /// Keys read as `tags`, in priority order; `settingTags` edits the first one present.
-  public static let tagKeys = ["tags", "tag", "keywords"]
+  static let tagKeys = ["tags", "tag", "keywords"]
   /// Keys read as `aliases`, in priority order.
-  public static let aliasKeys = ["aliases", "alias"]
+  static let aliasKeys = ["aliases", "alias"]
 
   /// Normalises tag entries: splits strings on blanks and commas when `split`, drops one leading `#`, drops empty
   /// entries and later duplicates.

@@ -4,9 +4,9 @@ import Foundation
 /// a repository path (with or without `.md`), then an id or an id prefix of at least 4 characters,
 /// then a title or file stem (case-insensitive). Each level either decides or passes to the next;
 /// several matches on one level are an ambiguity, never a guess.
-public enum NoteSelector {
+enum NoteSelector {
   /// The outcome of resolving a selector.
-  public enum Resolution: Equatable, Sendable {
+  enum Resolution: Equatable, Sendable {
     /// Exactly one note matched.
     case found(Note)
     /// Nothing matched.
@@ -16,10 +16,10 @@ public enum NoteSelector {
   }
 
   /// The shortest id prefix accepted, so that a short word is not mistaken for an id.
-  public static let minimumIDPrefix = 4
+  static let minimumIDPrefix = 4
 
   /// Resolves `selector` among `notes`.
-  public static func resolve(_ selector: String, in notes: [Note]) -> Resolution {
+  static func resolve(_ selector: String, in notes: [Note]) -> Resolution {
     let trimmed = selector.trimmingCharacters(in: .whitespaces)
     guard !trimmed.isEmpty else { return .none }
 

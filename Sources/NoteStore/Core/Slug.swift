@@ -4,17 +4,17 @@ import Foundation
 ///
 /// A slug becomes a file name on every device that pulls the repository, so it keeps only characters that are safe
 /// and meaningful on all common file systems, while still reading naturally in any script.
-public enum Slug {
+enum Slug {
   /// The longest slug in characters (grapheme clusters).
-  public static let maxCharacters = 80
+  static let maxCharacters = 80
 
   /// The longest slug in UTF-8 bytes. File systems limit names to 255 bytes; the cap leaves room for the `.md`,
   /// `.ink.jsonl` and conflict-copy suffixes nb appends, even when every character is a multi-byte one or carries
   /// several combining marks.
-  public static let maxBytes = 160
+  static let maxBytes = 160
 
   /// The slug used when a title has no letters or digits at all.
-  public static let fallback = "untitled"
+  static let fallback = "untitled"
 
   /// File-name slug for a title: NFC, lower-cased; Unicode letters, digits and marks kept; `_` kept; every run of
   /// other characters (spaces, punctuation, symbols, `/`, `\`, control chars) becomes one `-`; leading/trailing `-`
@@ -22,7 +22,7 @@ public enum Slug {
   ///
   /// A combining mark is kept only after a kept character: a mark that followed a replaced character would
   /// otherwise end up attached to a `-` or start the name on its own.
-  public static func make(_ title: String) -> String {
+  static func make(_ title: String) -> String {
     // Lower-casing can decompose (e.g. "İ" → "i" + U+0307), so normalise after it as well as before.
     let lowered = title.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
 
@@ -54,7 +54,7 @@ public enum Slug {
   }
 
   /// `base` if `isTaken(base)` is false, else base-2, base-3, ...
-  public static func unique(_ base: String, isTaken: (String) -> Bool) -> String {
+  static func unique(_ base: String, isTaken: (String) -> Bool) -> String {
     guard isTaken(base) else { return base }
     var number = 2
     while isTaken("\(base)-\(number)") { number += 1 }

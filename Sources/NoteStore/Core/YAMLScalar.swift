@@ -2,23 +2,23 @@ import Foundation
 import Yams
 
 /// Formats strings as YAML scalar text for the front matter lines nb writes.
-public enum YAMLScalar {
+enum YAMLScalar {
   /// A YAML plain scalar when that reads back as the same string, else a double-quoted one with escapes.
   ///
   /// Quoting is conservative: anything another YAML reader (1.1 or 1.2) could take as a non-string (`yes`, `on`,
   /// `~`, `0x1F`, `1e3`, `2026-11-22`, `12:30`) or misparse (leading indicators, `": "`, `" #"`, a trailing `:`,
   /// control characters, line breaks, leading or trailing blanks) is double-quoted.
-  public static func format(_ string: String) -> String {
+  static func format(_ string: String) -> String {
     isPlainSafe(string, inFlow: false) ? string : doubleQuoted(string)
   }
 
   /// `[a, b]` with each element formatted for a flow context (where `,` `[` `]` `{` `}` also force quotes).
-  public static func flowList(_ items: [String]) -> String {
+  static func flowList(_ items: [String]) -> String {
     "[" + items.map { isPlainSafe($0, inFlow: true) ? $0 : doubleQuoted($0) }.joined(separator: ", ") + "]"
   }
 
   /// A double-quoted scalar; every character YAML would not keep literally inside double quotes is escaped.
-  public static func doubleQuoted(_ string: String) -> String {
+  static func doubleQuoted(_ string: String) -> String {
     var out = "\""
     for scalar in string.unicodeScalars {
       switch scalar.value {

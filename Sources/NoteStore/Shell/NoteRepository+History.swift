@@ -1,5 +1,4 @@
 import Foundation
-import GitKit
 
 /// A commit, as nb shows it.
 public struct CommitSummary: Equatable, Sendable {
@@ -13,14 +12,6 @@ public struct CommitSummary: Equatable, Sendable {
   public var email: String
   /// Author time, in the author's offset.
   public var date: Timestamp
-
-  init(_ commit: Commit) {
-    id = commit.id.hex
-    subject = commit.summary
-    author = commit.author.name
-    email = commit.author.email
-    date = Timestamp(date: commit.author.date, offsetSeconds: commit.author.timeZoneOffsetMinutes * 60)
-  }
 }
 
 /// One commit in a note's history.
@@ -41,17 +32,17 @@ extension NoteRepository {
   /// The commits that changed this note, newest first, following moves and renames: by git's rename detection,
   /// and by the note's id for moves that also changed the text.
   public func history(of note: Note, limit: Int? = nil) throws -> [HistoryEntry] {
-    try gitCall {
+    do {
       var entries: [HistoryEntry] = []
       var path = note.path
       // Once the note's creation is behind us, an older file at the same path is another note (deleted, then the
       // name reused) unless it carries the same id (the note was deleted and later restored).
       var pastCreation = false
-      for commit in try git.log() {
+      for commit in try git.commits() {
         if let limit, entries.count >= limit { break }
-        let here = try git.blobID(at: path, in: commit.id)
-        let parent = commit.parents.first
-        let before = try parent.map { try git.blobID(at: path, in: $0) } ?? nil
+        let here = try git.file(at: path, in: commit.id)
+        let parent = commit.parent
+        let before = try parent.map { try git.file(at: path, in: $0) } ?? nil
         if here == before { continue }
         guard let here else {
           // The note is not at this path in this commit: it was added later under this path; keep walking.
@@ -61,22 +52,22 @@ extension NoteRepository {
           guard let id = note.id, try noteID(inBlob: here)?.lowercased() == id.lowercased() else { break }
         }
         if before != nil {
-          entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: nil, change: .modified))
+          entries.append(HistoryEntry(commit: commit.summary, path: path, previousPath: nil, change: .modified))
           continue
         }
         // Absent in the parent: created here, or moved here from somewhere else.
-        let changes = try git.changes(in: commit.id)
+        let changes = try git.pathChanges(in: commit.id)
         if let rename = changes.first(where: { $0.kind == .renamed && $0.newPath == path }), let old = rename.oldPath {
-          entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: old, change: .renamed))
+          entries.append(HistoryEntry(commit: commit.summary, path: path, previousPath: old, change: .renamed))
           path = old
           continue
         }
         if let id = note.id, let parent, let old = try movedFrom(id: id, changes: changes, parent: parent) {
-          entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: old, change: .renamed))
+          entries.append(HistoryEntry(commit: commit.summary, path: path, previousPath: old, change: .renamed))
           path = old
           continue
         }
-        entries.append(HistoryEntry(commit: CommitSummary(commit), path: path, previousPath: nil, change: .added))
+        entries.append(HistoryEntry(commit: commit.summary, path: path, previousPath: nil, change: .added))
         if parent == nil { break }
         pastCreation = true
       }
@@ -85,8 +76,8 @@ extension NoteRepository {
   }
 
   /// The `id` in a stored note's front matter.
-  private func noteID(inBlob blob: ObjectID) throws -> String? {
-    let data = try git.blob(blob)
+  private func noteID(inBlob blob: StoredFile) throws -> String? {
+    let data = try git.read(blob)
     guard let text = NoteScanner.decodeUTF8Prefix(data.prefix(NoteScanner.headBytes), truncated: true) else {
       return nil
     }
@@ -94,10 +85,10 @@ extension NoteRepository {
   }
 
   /// A deleted note file in the parent that carried the same id: the note was moved and edited in one commit.
-  private func movedFrom(id: String, changes: [TreeChange], parent: ObjectID) throws -> String? {
+  private func movedFrom(id: String, changes: [PathChange], parent: String) throws -> String? {
     for change in changes where change.kind == .deleted {
-      guard let old = change.oldPath, RepoPaths.isNotePath(old), let blob = change.oldBlob else { continue }
-      let data = try git.blob(blob)
+      guard let old = change.oldPath, RepoPaths.isNotePath(old), let blob = change.oldFile else { continue }
+      let data = try git.read(blob)
       guard let text = NoteScanner.decodeUTF8Prefix(data.prefix(NoteScanner.headBytes), truncated: true),
         let metadata = try? FrontMatter.read(text)
       else { continue }

@@ -68,7 +68,7 @@ extension NoteRepository {
         throw NoteStoreError.notebookNotEmpty(path: notebook, entries: content.count)
       }
       if !force {
-        let dirty = try gitCall { try git.status(paths: [notebook]) }.map(\.path)
+        let dirty = try git.changes(paths: [notebook]).map(\.path)
         if !dirty.isEmpty {
           throw NoteStoreError.invalidArgument(
             "notebook '\(notebook)' has changes that were never committed (\(dirty.prefix(3).joined(separator: ", "))); run 'nb save' first, or pass --force"
@@ -144,7 +144,7 @@ extension NoteRepository {
 
   /// Files under a directory that git tracks or that are on disk (so a commit records both removals and additions).
   func trackedAndPresentFiles(under directory: String) throws -> [String] {
-    var files = Set(try gitCall { try git.indexPaths() }.filter { RepoPaths.isInside($0, directory: directory) })
+    var files = Set(try git.trackedPaths().filter { RepoPaths.isInside($0, directory: directory) })
     func walk(_ relative: String) {
       for entry in FileSystem.entries(of: absolute(relative)) {
         let path = RepoPaths.join(relative, entry.name)

@@ -137,7 +137,7 @@ extension NoteRepository {
       let id = NoteID.make()
       let stamp = now
       let context = TemplateContext(
-        title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: try git.defaultSignature().name,
+        title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: try git.authorName,
         content: Self.droppingFinalNewline(draft.content), now: stamp.date, timeZone: timeZone, vars: draft.variables)
       var text = try templateCall { try library.render(templateName, context: context) }
       text = try frontMatterCall(path) {
@@ -225,7 +225,7 @@ extension NoteRepository {
     try mutate { tx in
       let files = noteFiles(note.path)
       if !force {
-        let dirty = try gitCall { try git.status(paths: files) }.map(\.path)
+        let dirty = try git.changes(paths: files).map(\.path)
         if !dirty.isEmpty {
           throw NoteStoreError.invalidArgument(
             "\(dirty.joined(separator: ", ")) has changes that were never committed; run 'nb save' first, or pass --force"

@@ -1,5 +1,4 @@
 import Foundation
-import GitKit
 
 /// What `save` committed.
 public struct SaveResult: Equatable, Sendable {
@@ -47,9 +46,9 @@ extension NoteRepository {
   @discardableResult
   public func save() throws -> SaveResult {
     try mutate { tx in
-      let changes = try gitCall { try git.status() }
+      let changes = try git.changes()
       let paths = Array(Set(changes.map(\.path).filter { !AtomicFile.isTemporary($0) })).sorted()
-      let head = try gitCall { try git.headCommitID() }
+      let head = try git.headID()
       var stamped: [(path: String, text: String, id: String)] = []
       var removed: [String] = []
       var plain: [String] = []
@@ -111,16 +110,14 @@ extension NoteRepository {
     path.split(separator: "/").contains { $0.hasPrefix(".") }
   }
 
-  private func isUnchangedMove(path: String, text: String, removedCandidates: [StatusEntry], head: ObjectID) throws
+  private func isUnchangedMove(path: String, text: String, removedCandidates: [WorkTreeChange], head: String) throws
     -> Bool
   {
     let deleted = removedCandidates.filter { $0.unstaged == .deleted || $0.staged == .deleted }
-    guard !deleted.isEmpty, try gitCall({ try git.blobID(at: path, in: head) }) == nil else { return false }
+    guard !deleted.isEmpty, try git.file(at: path, in: head) == nil else { return false }
     let bytes = Data(text.utf8)
     for candidate in deleted where RepoPaths.isNotePath(candidate.path) {
-      if let blob = try gitCall({ try git.blobID(at: candidate.path, in: head) }),
-        try gitCall({ try git.blob(blob) }) == bytes
-      {
+      if let file = try git.file(at: candidate.path, in: head), try git.read(file) == bytes {
         return true
       }
     }
@@ -129,24 +126,15 @@ extension NoteRepository {
 
   /// The branch, last commit, uncommitted changes and warnings.
   public func status() throws -> RepositoryStatus {
-    let entries = try gitCall { try git.status() }
     var changes: [FileChange] = []
-    var warnings: [String] = []
-    for entry in entries {
+    for entry in try git.changes() {
       // Repositories made by `nb init` ignore these; others may still show them to git.
       if AtomicFile.isTemporary(entry.path) { continue }
-      if let staged = entry.staged {
-        changes.append(FileChange(path: entry.path, kind: Self.kind(staged), staged: true))
-      }
-      if let unstaged = entry.unstaged {
-        changes.append(FileChange(path: entry.path, kind: Self.kind(unstaged), staged: false))
-      }
+      if let staged = entry.staged { changes.append(FileChange(path: entry.path, kind: staged, staged: true)) }
+      if let unstaged = entry.unstaged { changes.append(FileChange(path: entry.path, kind: unstaged, staged: false)) }
     }
-    let operation = Self.operation(try git.state)?.name
-    if let operation { warnings.append("git \(operation) in progress: nb will not commit until it is finished") }
-    if try git.isHeadDetached { warnings.append("HEAD is detached: nb will not commit until a branch is checked out") }
-    let indexLock = gitDirectory.appendingPathComponent("index.lock").path
-    if FileSystem.exists(indexLock) { warnings.append(NoteStoreError.indexLocked(path: indexLock).description) }
+    let (operation, gitWarnings) = try git.state()
+    var warnings = gitWarnings
     let scanned = scanner.notesAndStrays(in: "", recursive: true)
     for note in scanned.notes { if let warning = note.warning { warnings.append(warning) } }
     for path in scanned.strays.temporaryFiles {
@@ -158,19 +146,8 @@ extension NoteRepository {
         "\(path) is ink without a note (no \(note)); restore the note, or move the ink beside its note with the same name"
       )
     }
-    let head = try gitCall { try git.headCommitID().map { CommitSummary(try git.commit($0)) } }
+    let head = try git.head()
     return RepositoryStatus(
       branch: try git.currentBranch, operation: operation, head: head, changes: changes, warnings: warnings)
-  }
-
-  private static func kind(_ change: StatusEntry.Change) -> FileChange.Kind {
-    switch change {
-    case .added: .added
-    case .modified: .modified
-    case .deleted: .deleted
-    case .renamed: .renamed
-    case .typeChange: .typeChange
-    case .conflicted: .conflicted
-    }
   }
 }

@@ -1,5 +1,39 @@
 import Foundation
-import GitKit
+
+/// Where a fetch or push gets credentials from.
+public struct SyncCredentials: Sendable {
+  enum Source: Sendable {
+    case none
+    case standard(environment: [String: String])
+  }
+  let source: Source
+
+  /// None: anonymous access only (local paths, `git://`, public HTTPS).
+  public static let none = SyncCredentials(source: .none)
+
+  /// ssh-agent, then `~/.ssh/id_ed25519` and `id_rsa` for ssh; `git credential fill` (the user's own helper, never
+  /// prompting), then `NB_GIT_TOKEN` for HTTPS. `HOME`, `SSH_AUTH_SOCK` and `NB_GIT_TOKEN` are read from
+  /// `environment`.
+  public static func standard(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> SyncCredentials {
+    SyncCredentials(source: .standard(environment: environment))
+  }
+}
+
+/// A configured remote.
+public struct SyncRemote: Equatable, Sendable {
+  /// Its name (`origin`).
+  public var name: String
+  /// Where it is.
+  public var url: String
+
+  /// A remote value (the repository makes these).
+  public init(name: String, url: String) {
+    self.name = name
+    self.url = url
+  }
+}
 
 /// How `sync` should run.
 public struct SyncOptions: Sendable {
@@ -16,12 +50,13 @@ public struct SyncOptions: Sendable {
   /// How often to start over when the remote moved during a sync.
   public var maxAttempts: Int
   /// Where credentials come from (ssh-agent, key files, `git credential`, `NB_GIT_TOKEN`).
-  public var credentials: Credentials
+  public var credentials: SyncCredentials
 
   /// Creates options; the device defaults to the host name.
   public init(
     remote: String = "origin", dryRun: Bool = false, force: Bool = false, allowUnrelated: Bool = false,
-    device: String = ProcessInfo.processInfo.hostName, maxAttempts: Int = 3, credentials: Credentials = .standard()
+    device: String = ProcessInfo.processInfo.hostName, maxAttempts: Int = 3,
+    credentials: SyncCredentials = .standard()
   ) {
     self.remote = remote
     self.dryRun = dryRun
@@ -90,67 +125,46 @@ extension NoteRepository {
   /// a remote without nb's settings — and then leaves nothing behind.
   @discardableResult
   public static func clone(
-    url: String, to root: URL, remote: String = "origin", credentials: Credentials = .standard()
+    url: String, to root: URL, remote: String = "origin", credentials: SyncCredentials = .standard()
   ) throws -> NoteRepository {
     let root = root.standardizedFileURL
     let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
     if !existing.isEmpty { throw NoteStoreError.alreadyExists(path: root.path, what: "a directory that is not empty") }
     let created = !FileSystem.exists(root.path)
-    func cleanUp() {
+    do {
+      try FileSystem.makeDirectory(root.path)
+      var git = try NoteHistory.create(at: root, branch: "main")
+      try git.addRemote(remote, url: url)
+      let listing = try git.listRemote(remote, credentials: credentials)
+      guard let branch = listing.defaultBranch ?? listing.branches.keys.first else {
+        throw NoteStoreError.syncFailed(
+          "\(url) is empty; make a repository with 'nb init', add this remote, and 'nb sync' to publish it")
+      }
+      if branch != "main" {
+        // The local branch follows the remote's name (`master` on older servers).
+        try FileManager.default.removeItem(at: root.appendingPathComponent(".git"))
+        git = try NoteHistory.create(at: root, branch: branch)
+        try git.addRemote(remote, url: url)
+      }
+      _ = try git.fetch(remote, credentials: credentials)
+      guard let tip = try git.remoteTip(remote, branch: branch) else {
+        throw NoteStoreError.syncFailed("\(url) did not send its branch \(branch)")
+      }
+      guard try git.snapshot(of: tip)[".nb/config.yaml"] != nil else {
+        throw NoteStoreError.syncFailed(
+          "\(url) is a git repository but not an nb one (no .nb/config.yaml); clone it with git and run 'nb init' in it"
+        )
+      }
+      _ = try git.checkout(tip, expected: nil, message: "nb: clone \(url)")
+      try git.setUpstream(of: branch, remote: remote, remoteBranch: branch)
+      return try NoteRepository.open(at: root)
+    } catch {
       if created {
         try? FileManager.default.removeItem(at: root)
       } else {
         try? FileManager.default.removeItem(at: root.appendingPathComponent(".git"))
       }
-    }
-    do {
-      try FileSystem.makeDirectory(root.path)
-      var git = try Repository.create(at: root, initialBranch: "main")
-      _ = try git.addRemote(name: remote, url: url)
-      let listing = try remoteCall(remote) { try git.listRemote(remote, credentials: credentials) }
-      guard !listing.isEmpty,
-        let defaultBranch = listing.defaultBranch
-          ?? listing.references.keys.first(where: {
-            $0.hasPrefix("refs/heads/")
-          })
-      else {
-        throw NoteStoreError.syncFailed(
-          "\(url) is empty; make a repository with 'nb init', add this remote, and 'nb sync' to publish it")
-      }
-      let branch = String(defaultBranch.dropFirst("refs/heads/".count))
-      if branch != "main" {
-        // The local branch follows the remote's name (`master` on older servers).
-        try FileManager.default.removeItem(at: root.appendingPathComponent(".git"))
-        git = try Repository.create(at: root, initialBranch: branch)
-        _ = try git.addRemote(name: remote, url: url)
-      }
-      _ = try remoteCall(remote) { try git.fetch(remote: remote, credentials: credentials) }
-      guard let tip = try git.reference(named: "refs/remotes/\(remote)/\(branch)") else {
-        throw NoteStoreError.syncFailed("\(url) did not send its branch \(branch)")
-      }
-      guard try git.treeEntries(ofCommit: tip)[".nb/config.yaml"] != nil else {
-        throw NoteStoreError.syncFailed(
-          "\(url) is a git repository but not an nb one (no .nb/config.yaml); clone it with git and run 'nb init' in it"
-        )
-      }
-      _ = try git.checkoutSafely(tip, expected: nil, message: "nb: clone \(url)")
-      try git.setUpstream(of: branch, remote: remote, remoteBranch: branch)
-      return try NoteRepository.open(at: root)
-    } catch let error as GitError {
-      cleanUp()
-      throw NoteStoreError.git(error)
-    } catch {
-      cleanUp()
       throw error
-    }
-  }
-
-  /// Every remote operation's errors, mapped once: unreachable is `.offline` (its own exit status), the rest a
-  /// failed sync with libgit2's reason.
-  private static func remoteCall<T>(_ remote: String, _ body: () throws -> T) throws -> T {
-    do { return try body() } catch let error as RemoteError {
-      if error.isNetwork { throw NoteStoreError.offline(remote: remote, detail: error.description) }
-      throw NoteStoreError.syncFailed(error.description)
     }
   }
 
@@ -202,8 +216,8 @@ extension NoteRepository {
   // MARK: - Remotes
 
   /// The remotes configured for the repository.
-  public func remotes() throws -> [Remote] {
-    try gitCall { try git.remotes() }
+  public func remotes() throws -> [SyncRemote] {
+    try git.remotes()
   }
 
   /// Adds a remote (`nb remote add origin URL`).
@@ -211,33 +225,27 @@ extension NoteRepository {
     guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0 == "/" }) else {
       throw NoteStoreError.invalidArgument("remote name '\(name)' must be one word without '/'")
     }
-    if try gitCall({ try git.remote(named: name) }) != nil {
+    if try git.hasRemote(name) {
       throw NoteStoreError.alreadyExists(path: name, what: "a remote; change it with 'nb remote set-url'")
     }
-    _ = try gitCall { try git.addRemote(name: name, url: url) }
+    try git.addRemote(name, url: url)
   }
 
   /// Removes a remote.
   public func removeRemote(_ name: String) throws {
-    guard try gitCall({ try git.remote(named: name) }) != nil else { throw NoteStoreError.noRemote(name) }
-    try gitCall { try git.removeRemote(name: name) }
+    guard try git.hasRemote(name) else { throw NoteStoreError.noRemote(name) }
+    try git.removeRemote(name)
   }
 
   /// Changes a remote's URL.
   public func setRemoteURL(_ name: String, url: String) throws {
-    guard try gitCall({ try git.remote(named: name) }) != nil else { throw NoteStoreError.noRemote(name) }
-    try gitCall { try git.setRemoteURL(name: name, url: url) }
+    guard try git.hasRemote(name) else { throw NoteStoreError.noRemote(name) }
+    try git.setRemoteURL(name, url: url)
   }
 
   /// How far the current branch is ahead of and behind its upstream, from the last fetch; nil without one.
   public func aheadBehind() throws -> (ahead: Int, behind: Int, upstream: String)? {
-    try gitCall {
-      guard let branch = try git.currentBranch, let tracking = try git.upstreamTrackingReference(of: branch),
-        let remoteTip = try git.reference(named: tracking), let local = try git.headCommitID()
-      else { return nil }
-      let counts = try git.aheadBehind(local: local, upstream: remoteTip)
-      return (counts.ahead, counts.behind, tracking.replacingOccurrences(of: "refs/remotes/", with: ""))
-    }
+    try git.upstreamCounts()
   }
 
   /// When the last sync finished on this device, if ever.
@@ -257,10 +265,8 @@ extension NoteRepository {
   /// markers never reach a file: conflicting versions are kept whole as conflict copies.
   public func sync(_ options: SyncOptions = SyncOptions()) throws -> SyncSummary {
     try withLock {
-      try checkCommittable()
-      guard try gitCall({ try git.remote(named: options.remote) }) != nil else {
-        throw NoteStoreError.noRemote(options.remote)
-      }
+      try git.assertCommittable()
+      guard try git.hasRemote(options.remote) else { throw NoteStoreError.noRemote(options.remote) }
       guard let branch = try git.currentBranch else {
         throw NoteStoreError.unsafeGitState("HEAD is detached; switch to a branch (git switch main), then retry")
       }
@@ -272,11 +278,21 @@ extension NoteRepository {
         var summary = try exchange(options, branch: branch)
         summary.saved = saved
         if summary.outcome == .upToDate || summary.outcome == .fastForwarded { return finish(summary) }
-        let pushed = try push(options, branch: branch, remoteBranch: summary.remoteBranch)
-        if pushed { return finish(summary) }
-        guard attempt < options.maxAttempts else {
+        switch try git.push(options.remote, branch: branch, to: summary.remoteBranch, credentials: options.credentials)
+        {
+        case .pushed:
+          if try git.upstream(of: branch) == nil {
+            try git.setUpstream(of: branch, remote: options.remote, remoteBranch: summary.remoteBranch)
+          }
+          return finish(summary)
+        case .refused(let reference, let message):
           throw NoteStoreError.syncFailed(
-            "the remote kept moving during \(attempt) attempts; nothing was lost, run 'nb sync' again")
+            "\(options.remote) refused \(reference): \(message); your commits are kept locally")
+        case .remoteMoved:
+          guard attempt < options.maxAttempts else {
+            throw NoteStoreError.syncFailed(
+              "the remote kept moving during \(attempt) attempts; nothing was lost, run 'nb sync' again")
+          }
         }
       }
     }
@@ -291,41 +307,30 @@ extension NoteRepository {
 
   /// The remote branch this branch syncs with: its upstream, else the remote's branch of the same name, else the
   /// remote's default branch (`master` on older servers), else the same name (publishing it).
-  private func remoteBranch(for branch: String, remote: String, listing: RemoteListing) throws -> String {
-    if let upstream = try git.upstream(of: branch), upstream.remote == remote {
-      // Configured as a ref (`refs/heads/main`); pushes and tracking refs need the branch name.
-      return upstream.branch.hasPrefix("refs/heads/")
-        ? String(upstream.branch.dropFirst("refs/heads/".count)) : upstream.branch
-    }
-    if listing.references["refs/heads/\(branch)"] != nil { return branch }
-    if let defaultBranch = listing.defaultBranch, defaultBranch.hasPrefix("refs/heads/") {
-      return String(defaultBranch.dropFirst("refs/heads/".count))
-    }
-    return branch
-  }
-
-  private func fetch(_ options: SyncOptions) throws -> FetchResult {
-    try Self.remoteCall(options.remote) { try git.fetch(remote: options.remote, credentials: options.credentials) }
+  private func remoteBranch(for branch: String, remote: String, listing: RemoteBranches) throws -> String {
+    if let upstream = try git.upstream(of: branch), upstream.remote == remote { return upstream.branch }
+    if listing.branches[branch] != nil { return branch }
+    return listing.defaultBranch ?? branch
   }
 
   /// Fetch, then up to date / fast-forward / merge. Pushing is the caller's.
   private func exchange(_ options: SyncOptions, branch: String) throws -> SyncSummary {
-    let fetched = try fetch(options)
-    let target = try remoteBranch(for: branch, remote: options.remote, listing: fetched.listing)
+    let fetched = try git.fetch(options.remote, credentials: options.credentials)
+    let target = try remoteBranch(for: branch, remote: options.remote, listing: fetched)
     let label = "\(options.remote)/\(target)"
     var summary = SyncSummary(remoteBranch: target, dryRun: false)
-    let local = try git.headCommitID()
-    guard let remoteTip = try git.reference(named: "refs/remotes/\(options.remote)/\(target)") else {
+    let local = try git.headID()
+    guard let remoteTip = try git.remoteTip(options.remote, branch: target) else {
       // An empty remote (or one without this branch): publish.
       summary.outcome = .published
-      summary.sent = try local.map { try git.log(from: $0).reduce(0) { count, _ in count + 1 } } ?? 0
+      summary.sent = try local.map { try git.commitCount(from: $0) } ?? 0
       return summary
     }
     guard let local else {
       // A repository without commits joins the remote's history.
-      _ = try checkout(remoteTip, expected: nil, label: label)
+      try checkout(remoteTip, expected: nil, label: label)
       summary.outcome = .fastForwarded
-      summary.received = try git.log(from: remoteTip).reduce(0) { count, _ in count + 1 }
+      summary.received = try git.commitCount(from: remoteTip)
       return summary
     }
     if local == remoteTip { return summary }
@@ -345,7 +350,7 @@ extension NoteRepository {
   }
 
   private func merge(
-    local: ObjectID, remoteTip: ObjectID, label: String, options: SyncOptions, summary: SyncSummary
+    local: String, remoteTip: String, label: String, options: SyncOptions, summary: SyncSummary
   ) throws -> SyncSummary {
     var summary = summary
     let base = try git.mergeBase(local, remoteTip)
@@ -354,37 +359,27 @@ extension NoteRepository {
         "\(label) has a history unrelated to this repository's; if this device should join it, run "
           + "'nb sync --allow-unrelated' (both trees are merged, nothing is deleted)")
     }
-    let baseEntries = try base.map { try git.treeEntries(ofCommit: $0) } ?? [:]
-    let ourEntries = try git.treeEntries(ofCommit: local)
-    let theirEntries = try git.treeEntries(ofCommit: remoteTip)
-    let ourTimes = try lastChangeTimes(from: local, base: base, entries: ourEntries, baseEntries: baseEntries)
-    let theirTimes = try lastChangeTimes(from: remoteTip, base: base, entries: theirEntries, baseEntries: baseEntries)
-    let baseTime = try base.map { try git.commit($0).author.date } ?? Date(timeIntervalSince1970: 0)
-
-    // Files identical on all three sides cannot be part of any conflict: the policy sees a stand-in, so a merge
-    // in a 100 000-note repository reads only the blobs that changed.
-    var unchanged: [String: TreeEntry] = [:]
-    var placeholders: [String: Data] = [:]
-    for (path, entry) in ourEntries where baseEntries[path] == entry && theirEntries[path] == entry {
-      unchanged[path] = entry
-      placeholders[path] = Data("nb-unchanged \(entry.id.hex)\n".utf8)
-    }
-    func versions(_ entries: [String: TreeEntry], times: [String: Date], fallback: Date) throws -> [String: FileVersion]
-    {
-      var result: [String: FileVersion] = [:]
-      for (path, entry) in entries {
-        let bytes = try placeholders[path] ?? git.blob(entry.id)
-        result[path] = FileVersion(bytes: bytes, commitTime: times[path] ?? fallback)
+    let git = try self.git
+    let baseFiles = try base.map { try git.snapshot(of: $0) } ?? [:]
+    let ourFiles = try git.snapshot(of: local)
+    let theirFiles = try git.snapshot(of: remoteTip)
+    let baseTime = try base.map { try git.commitTime($0) } ?? Date(timeIntervalSince1970: 0)
+    // Bytes are read only where the policy needs them: files the same on all three sides are never read.
+    func versions(_ files: [String: StoredFile], tip: String?) throws -> [String: FileVersion] {
+      let changed = Set(files.keys.filter { baseFiles[$0] != files[$0] })
+      let times = try tip.map { try git.lastChangeTimes(of: changed, from: $0, base: base) } ?? [:]
+      return files.reduce(into: [:]) { result, entry in
+        let (path, file) = entry
+        result[path] = FileVersion(
+          content: .stored(id: file.id) { try? git.read(file) }, commitTime: times[path] ?? baseTime)
       }
-      return result
     }
-    let resolution = SyncPolicy.resolve(
-      base: try versions(baseEntries, times: [:], fallback: baseTime),
-      ours: try versions(ourEntries, times: ourTimes, fallback: baseTime),
-      theirs: try versions(theirEntries, times: theirTimes, fallback: baseTime),
-      device: Slug.make(options.device), now: clock(), force: options.force)
-    guard case .resolved(let tree, let report) = resolution else {
-      if case .needsForce(let reason) = resolution {
+    let merged = SyncPolicy.merge(
+      base: try versions(baseFiles, tip: nil), ours: try versions(ourFiles, tip: local),
+      theirs: try versions(theirFiles, tip: remoteTip), device: Slug.make(options.device), now: clock(),
+      force: options.force)
+    guard case .merged(let tree, let report) = merged else {
+      if case .needsForce(let reason) = merged {
         throw NoteStoreError.syncFailed("\(reason); nothing was changed — run 'nb sync --force' if this is intended")
       }
       throw NoteStoreError.syncFailed("the merge could not be resolved")
@@ -392,27 +387,12 @@ extension NoteRepository {
 
     // The backup is written only once the merge is certain to go ahead, so a refused merge (`--force` needed)
     // leaves nothing behind; a retry within the same second (same name, same commit) reuses it.
-    let utc = Timestamp(date: clock(), offsetSeconds: 0).rfc3339.prefix(19).filter { $0.isNumber }
-    let stamp = "\(utc.prefix(8))T\(utc.dropFirst(8))Z"
-    let backup = "refs/nb/backup/\(stamp)-\(local.short)"
-    if try git.reference(named: backup) != local {
-      try git.setReference(backup, to: local, message: "nb: backup before merging \(label)", expected: .some(nil))
-    }
-    summary.backupRef = backup
+    summary.backupRef = try git.keepBackup(
+      of: local, stamp: SyncPolicy.compactUTC(clock()), reason: "backup before merging \(label)")
 
-    var entries: [String: TreeEntry] = [:]
-    for (path, bytes) in tree {
-      if let entry = unchanged[path], bytes == placeholders[path] {
-        entries[path] = entry
-        continue
-      }
-      let mode = ourEntries[path]?.mode ?? theirEntries[path]?.mode ?? .blob
-      entries[path] = TreeEntry(id: try git.writeBlob(bytes), mode: mode == .gitlink ? .blob : mode)
-    }
-    let treeID = try git.writeTree(entries, base: local)
     var ids: [String] = []
     for path in report.merged + report.conflicts.map(\.path) + report.resurrected {
-      if let bytes = tree[path], let text = String(data: bytes, encoding: .utf8),
+      if let bytes = tree[path]?.data, let text = String(data: bytes, encoding: .utf8),
         let id = (try? FrontMatter.read(text))?.id
       {
         ids.append(id)
@@ -421,10 +401,9 @@ extension NoteRepository {
     let subject =
       "sync: merge \(label)"
       + (report.conflicts.isEmpty ? "" : " (\(CommitMessage.count(report.conflicts.count, "conflict")))")
-    let signature = try git.defaultSignature(date: clock())
-    let mergeCommit = try git.createCommit(
-      tree: treeID, parents: [local, remoteTip], message: CommitMessage.make(subject, noteIDs: ids),
-      author: signature, committer: signature)
+    let mergeCommit = try git.commitMerge(
+      tree, ours: ourFiles, theirs: theirFiles, parents: [local, remoteTip],
+      message: CommitMessage.make(subject, noteIDs: ids), date: clock())
     try checkout(mergeCommit, expected: local, label: label)
     summary.outcome = .merged
     summary.merged = report.merged.sorted()
@@ -434,69 +413,23 @@ extension NoteRepository {
     return summary
   }
 
-  /// The author time of the newest commit on one side that changed each path since the merge base. Paths the side
-  /// did not change are left out (the caller falls back to the base's time).
-  private func lastChangeTimes(
-    from tip: ObjectID, base: ObjectID?, entries: [String: TreeEntry], baseEntries: [String: TreeEntry]
-  ) throws -> [String: Date] {
-    var wanted = Set(entries.keys.filter { baseEntries[$0] != entries[$0] })
-    var times: [String: Date] = [:]
-    var walked = 0
-    for commit in try git.log(from: tip) {
-      if wanted.isEmpty || commit.id == base || walked > 5_000 { break }
-      walked += 1
-      for change in try git.changes(in: commit.id) {
-        for path in [change.newPath, change.oldPath].compactMap({ $0 }) where wanted.contains(path) {
-          times[path] = commit.author.date
-          wanted.remove(path)
-        }
-      }
-    }
-    return times
-  }
-
-  @discardableResult
-  private func checkout(_ target: ObjectID, expected: ObjectID?, label: String) throws -> Bool {
-    switch try git.checkoutSafely(target, expected: expected, message: "nb: sync \(label)") {
-    case .checkedOut:
-      return true
-    case .blocked(let conflicts):
+  private func checkout(_ target: String, expected: String?, label: String) throws {
+    let blocked = try git.checkout(target, expected: expected, message: "nb: sync \(label)")
+    if !blocked.isEmpty {
       throw NoteStoreError.syncFailed(
-        "files changed while syncing (\(conflicts.prefix(3).joined(separator: ", "))); nothing was overwritten, "
+        "files changed while syncing (\(blocked.prefix(3).joined(separator: ", "))); nothing was overwritten, "
           + "run 'nb sync' again")
     }
   }
 
-  /// Pushes; false when the remote moved meanwhile (the caller starts over), an error for any other refusal.
-  private func push(_ options: SyncOptions, branch: String, remoteBranch: String) throws -> Bool {
-    let result = try Self.remoteCall(options.remote) {
-      try git.push(
-        remote: options.remote, refspecs: ["refs/heads/\(branch):refs/heads/\(remoteBranch)"],
-        credentials: options.credentials)
-    }
-    for reference in result.references {
-      if case .rejectedByServer(let message) = reference.status {
-        throw NoteStoreError.syncFailed(
-          "\(options.remote) refused \(reference.destination): \(message); your commits are kept locally")
-      }
-    }
-    if !result.succeeded { return false }
-    if try git.upstream(of: branch) == nil {
-      try git.setUpstream(of: branch, remote: options.remote, remoteBranch: remoteBranch)
-    }
-    return true
-  }
-
   /// What a sync would do, from the remote's advertised refs alone: nothing is downloaded or changed.
   private func dryRun(_ options: SyncOptions, branch: String) throws -> SyncSummary {
-    let listing = try Self.remoteCall(options.remote) {
-      try git.listRemote(options.remote, credentials: options.credentials)
-    }
+    let listing = try git.listRemote(options.remote, credentials: options.credentials)
     let target = try remoteBranch(for: branch, remote: options.remote, listing: listing)
     var summary = SyncSummary(remoteBranch: target, dryRun: true)
-    summary.saved = try git.status().filter { RepoPaths.isNotePath($0.path) }.map(\.path)
-    let local = try git.headCommitID()
-    guard let remoteTip = listing.references["refs/heads/\(target)"] else {
+    summary.saved = try git.changes().filter { RepoPaths.isNotePath($0.path) }.map(\.path)
+    let local = try git.headID()
+    guard let remoteTip = listing.branches[target] else {
       summary.outcome = .published
       return summary
     }
@@ -505,7 +438,7 @@ extension NoteRepository {
       return summary
     }
     if local == remoteTip && summary.saved.isEmpty { return summary }
-    let known = (try? git.commit(remoteTip)) != nil
+    let known = try git.hasCommit(remoteTip)
     if known, try git.isDescendant(local, of: remoteTip) || local == remoteTip {
       summary.outcome = .pushed
       summary.sent = try git.aheadBehind(local: local, upstream: remoteTip).ahead

@@ -1,5 +1,4 @@
 import Foundation
-import GitKit
 
 /// A note repository: a git work tree of notebooks (directories) and notes (Markdown files with YAML front matter).
 ///
@@ -34,28 +33,22 @@ public final class NoteRepository {
   let gitDirectory: URL
   let scanner: NoteScanner
   let realRoot: String
-  private var openedGit: Repository?
+  private var openedGit: NoteHistory?
   private var heldLock: RepositoryLock?
 
-  /// The git repository, opened on first use: commands that only read notes (list, show, search) never need
-  /// libgit2, whose initialisation alone (it parses the system's CA bundle) costs more than such a command.
-  var git: Repository {
+  /// The repository's git, through the one seam (``NoteHistory``), opened on first use: commands that only read
+  /// notes (list, show, search) never need libgit2, whose initialisation alone (it parses the system's CA bundle)
+  /// costs more than such a command.
+  var git: NoteHistory {
     get throws {
       if let openedGit { return openedGit }
-      _ = Self.inkDriverRegistered
-      do {
-        let repository = try Repository.open(at: root)
-        openedGit = repository
-        return repository
-      } catch let error as GitError {
-        throw NoteStoreError.unsafeGitState(
-          "\(root.path) has nb settings but is not a git work tree (\(error.message)); run 'git init' there or restore .git"
-        )
-      }
+      let history = try NoteHistory.open(at: root)
+      openedGit = history
+      return history
     }
   }
 
-  private init(root: URL, gitDirectory: URL, git: Repository?, config: RepositoryConfig) {
+  private init(root: URL, gitDirectory: URL, git: NoteHistory?, config: RepositoryConfig) {
     self.root = root
     self.gitDirectory = gitDirectory
     self.openedGit = git
@@ -119,11 +112,6 @@ public final class NoteRepository {
     return NoteRepository(root: root, gitDirectory: gitDirectory, git: nil, config: config)
   }
 
-  /// libgit2's driver table is not thread-safe to add to, so the driver is registered once per process, before the
-  /// first libgit2 repository is opened and so before any merge (a static `let` is initialised exactly once). Not
-  /// at `open`: that would initialise libgit2 for commands that never need it.
-  static let inkDriverRegistered: Bool = (try? registerInkMergeDriver()) != nil
-
   /// Makes a new repository at `root` (creating the directory), on branch `main`, with the settings, a
   /// `.gitattributes`, the default notebook, and a first commit. An existing git repository is adopted: its history
   /// and files stay, and nb's files are committed on top.
@@ -136,13 +124,7 @@ public final class NoteRepository {
       throw NoteStoreError.alreadyInitialized(path: root.path)
     }
     try FileSystem.makeDirectory(root.path)
-    _ = inkDriverRegistered
-    let git: Repository
-    do {
-      git =
-        FileSystem.exists(root.appendingPathComponent(".git").path)
-        ? try Repository.open(at: root) : try Repository.create(at: root, initialBranch: "main")
-    } catch let error as GitError { throw NoteStoreError.git(error) }
+    let git = try NoteHistory.openOrCreate(at: root, branch: "main")
     let config = RepositoryConfig.initial
     let repository = NoteRepository(root: root, gitDirectory: git.gitDirectory, git: git, config: config)
     repository.clock = clock
@@ -198,6 +180,9 @@ public final class NoteRepository {
   /// The whole text of a note, exactly as on disk.
   public func text(of note: Note) throws -> String { try readText(note.path) }
 
+  /// The note's text after its front matter block (all of it when it has none).
+  public func body(of note: Note) throws -> String { String(FrontMatter.body(of: try text(of: note))) }
+
   /// The raw bytes of a note.
   public func data(of note: Note) throws -> Data { try FileSystem.read(absolute(note.path)) }
 
@@ -221,7 +206,7 @@ public final class NoteRepository {
   @discardableResult
   func mutate<T>(_ body: (inout Transaction) throws -> T) throws -> T {
     try withLock {
-      try checkCommittable()
+      try git.assertCommittable()
       return try transaction(body)
     }
   }
@@ -240,63 +225,14 @@ public final class NoteRepository {
     do {
       let result = try body(&tx)
       if !tx.paths.isEmpty {
-        try commit(paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs))
+        try git.commit(
+          paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs), date: clock())
       }
       return result
     } catch {
       tx.rollback()
       throw error
     }
-  }
-
-  /// Refuses to commit when git is mid-operation or HEAD is not a branch: committing then would be a guess.
-  func checkCommittable() throws {
-    if let operation = Self.operation(try git.state) {
-      throw NoteStoreError.unsafeGitState(
-        "a git operation (\(operation.name)) is in progress; \(operation.advice), then retry")
-    }
-    if try git.isHeadDetached {
-      throw NoteStoreError.unsafeGitState(
-        "HEAD is detached (not on a branch), so a commit could be lost; switch to a branch (git switch main), then retry"
-      )
-    }
-    if try gitCall({ try git.hasConflicts() }) {
-      throw NoteStoreError.unsafeGitState(
-        "the git index holds unresolved conflicts; resolve them (git status lists them), then retry")
-    }
-    let indexLock = gitDirectory.appendingPathComponent("index.lock").path
-    if FileSystem.exists(indexLock) { throw NoteStoreError.indexLocked(path: indexLock) }
-  }
-
-  /// The git operation in progress, as people call it, and how to get out of it; nil when none is.
-  static func operation(_ state: RepositoryState) -> (name: String, advice: String)? {
-    switch state {
-    case .none: nil
-    case .merge: ("merge", "finish it (git commit) or abort it (git merge --abort)")
-    case .rebase: ("rebase", "finish it (git rebase --continue) or abort it (git rebase --abort)")
-    case .cherryPick: ("cherry-pick", "finish it (git cherry-pick --continue) or abort it (git cherry-pick --abort)")
-    case .revert: ("revert", "finish it (git revert --continue) or abort it (git revert --abort)")
-    case .bisect: ("bisect", "end it (git bisect reset)")
-    case .applyMailbox: ("am", "finish it (git am --continue) or abort it (git am --abort)")
-    case .other: ("unknown", "finish or abort it")
-    }
-  }
-
-  func commit(paths: [String], message: String) throws {
-    let signature = try git.defaultSignature(date: clock())
-    do {
-      _ = try git.commit(paths: paths, message: message, author: signature)
-    } catch let error as GitError
-      where error.isLocked && FileSystem.exists(gitDirectory.appendingPathComponent("index.lock").path)
-    {
-      throw NoteStoreError.indexLocked(path: gitDirectory.appendingPathComponent("index.lock").path)
-    } catch let error as GitError {
-      throw NoteStoreError.git(error)
-    }
-  }
-
-  func gitCall<T>(_ body: () throws -> T) throws -> T {
-    do { return try body() } catch let error as GitError { throw NoteStoreError.git(error) }
   }
 }
 

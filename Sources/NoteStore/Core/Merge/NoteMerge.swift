@@ -2,7 +2,7 @@ import Foundation
 import Yams
 
 /// The result of merging two versions of one note.
-public enum NoteMergeOutcome: Equatable, Sendable {
+enum NoteMergeOutcome: Equatable, Sendable {
   /// Both versions' changes combined into one text, built from `ours` by line edits.
   case clean(String)
   /// The versions cannot be combined; `reason` names what both changed (a key, the body, or a front matter problem).
@@ -16,9 +16,9 @@ public enum NoteMergeOutcome: Equatable, Sendable {
 /// takes that side's lines as written, and changed differently on both is a conflict. The body is merged by
 /// ``TextMerge``. The result is `ours` with lines edited — nothing is re-serialised — and any conflict makes the
 /// whole note conflict (the caller then keeps both versions).
-public enum NoteMerge {
+enum NoteMerge {
   /// Merges two versions of a note; `base` is their common ancestor (nil when both sides added the note).
-  public static func merge(base: String?, ours: String, theirs: String) -> NoteMergeOutcome {
+  static func merge(base: String?, ours: String, theirs: String) -> NoteMergeOutcome {
     if ours == theirs || theirs == base { return .clean(ours) }
     if ours == base { return .clean(theirs) }
     do {

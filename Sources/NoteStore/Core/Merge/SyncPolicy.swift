@@ -9,25 +9,43 @@ import Foundation
 /// The roles matter in three more places, by design: a merged note is `ours` with lines edited (keys only
 /// `theirs` added go at the end of ours' block), in a path clash the local note keeps the path, and conflict copies
 /// are named after `device`, the device running the merge.
-public enum SyncPolicy {
+enum SyncPolicy {
   /// The most notes a merge may delete without `force`.
-  public static let maxDeletedNotes = 50
+  static let maxDeletedNotes = 50
   /// How far in the future (relative to `now`) an edit time may be before it is no longer trusted.
-  public static let futureTolerance: TimeInterval = 24 * 60 * 60
+  static let futureTolerance: TimeInterval = 24 * 60 * 60
 
   /// Merges the trees `ours` (the local device) and `theirs` (the remote) against their merge base `base`.
   ///
   /// Paths are repository-relative with `/` separators. `device` names the device running the merge and goes
   /// into conflict-copy names. Without `force`, a result that deletes more than ``maxDeletedNotes`` of the local
   /// notes, or every file of a notebook that held a local note, is refused as `.needsForce`.
-  public static func resolve(
+  static func resolve(
     base: [String: FileVersion], ours: [String: FileVersion], theirs: [String: FileVersion], device: String,
     now: Date, force: Bool = false
   ) -> SyncResolution {
+    switch merge(base: base, ours: ours, theirs: theirs, device: device, now: now, force: force) {
+    case .merged(let tree, let report): .resolved(tree: tree.mapValues { $0.data ?? Data() }, report: report)
+    case .needsForce(let reason): .needsForce(reason: reason)
+    }
+  }
+
+  /// ``resolve(base:ours:theirs:device:now:force:)`` over contents that may still be unread: a file whose stored
+  /// content is the same on all three sides is carried into the result unread (and, being the same everywhere,
+  /// takes part in no conflict), so a merge in a 100 000-note repository reads only what changed.
+  static func merge(
+    base: [String: FileVersion], ours: [String: FileVersion], theirs: [String: FileVersion], device: String,
+    now: Date, force: Bool = false
+  ) -> SyncMerge {
     var run = PolicyRun(device: device, now: now)
-    let baseSide = SideTree(base)
-    let ourSide = SideTree(ours)
-    let theirSide = SideTree(theirs)
+    let unchanged = Set(
+      ours.keys.filter { path in
+        guard let id = ours[path]?.content.storedID else { return false }
+        return base[path]?.content.storedID == id && theirs[path]?.content.storedID == id
+      })
+    let baseSide = SideTree(base, unread: unchanged)
+    let ourSide = SideTree(ours, unread: unchanged)
+    let theirSide = SideTree(theirs, unread: unchanged)
     let groups = NoteGroup.match(base: baseSide.notes, ours: ourSide.notes, theirs: theirSide.notes)
     for group in groups { run.resolve(group) }
     run.place()
@@ -36,13 +54,13 @@ public enum SyncPolicy {
     if !force, let reason = deletionProblem(ours: ourSide.notes, groups: groups, tree: run.tree, run: run) {
       return .needsForce(reason: reason)
     }
-    return .resolved(tree: run.tree, report: run.report)
+    return .merged(tree: run.tree, report: run.report)
   }
 
   /// Why the result deletes too much, if it does. A notebook counts as deleted when every local note in it was
   /// deleted (not moved away) and nothing is left inside it.
   private static func deletionProblem(
-    ours: [String: NoteEntry], groups: [NoteGroup], tree: [String: Data], run: PolicyRun
+    ours: [String: NoteEntry], groups: [NoteGroup], tree: [String: FileContent], run: PolicyRun
   ) -> String? {
     let deletedGroups = groups.filter { $0.ours != nil && !run.keptGroups.contains($0.key) }
     if deletedGroups.count > maxDeletedNotes {
@@ -69,18 +87,24 @@ public enum SyncPolicy {
   /// erased. `.unreadable` when a side cannot be parsed (or the merge could not be): the caller then keeps the
   /// losing sidecar whole in a conflict copy.
   /// `.merged(nil)` when one side removed the sidecar and nothing drawn is left.
-  static func mergeInk(base: Data?, ours: Data?, theirs: Data?, later: SyncSide) -> InkMergeOutcome {
+  static func mergeInk(
+    base: FileContent?, ours: FileContent?, theirs: FileContent?, later: SyncSide
+  ) -> InkMergeOutcome {
     let empty = InkCodec.serialize(InkDocument())
+    // A sidecar that exists but could not be read is unreadable, not absent.
+    let sides = [base, ours, theirs].map { content in content.map { $0.data } }
+    if sides.contains(where: { $0 == .some(nil) }) { return .unreadable }
+    let (baseBytes, ourBytes, theirBytes) = (sides[0] ?? nil, sides[1] ?? nil, sides[2] ?? nil)
     guard
       let merged = InkMerge.merge(
-        base: base, ours: ours ?? empty, theirs: theirs ?? empty, later: later == .ours ? .ours : .theirs)
+        base: baseBytes, ours: ourBytes ?? empty, theirs: theirBytes ?? empty, later: later == .ours ? .ours : .theirs)
     else { return .unreadable }
     if merged == empty && (ours == nil || theirs == nil) { return .merged(nil) }
-    return .merged(merged)
+    return .merged(.bytes(merged))
   }
 
   enum InkMergeOutcome {
-    case merged(Data?)
+    case merged(FileContent?)
     case unreadable
   }
 
@@ -100,11 +124,11 @@ struct NoteEntry {
   var text: String?
   /// Front matter metadata when it can be read.
   var metadata: NoteMetadata?
-  var sidecar: Data?
+  var sidecar: FileContent?
 
   /// Same path, bytes and sidecar.
   func isSame(as other: NoteEntry) -> Bool {
-    path == other.path && version.bytes == other.version.bytes && sidecar == other.sidecar
+    path == other.path && version.content == other.version.content && sidecar == other.sidecar
   }
 }
 
@@ -113,13 +137,14 @@ struct SideTree {
   var notes: [String: NoteEntry] = [:]
   var files: [String: FileVersion] = [:]
 
-  init(_ tree: [String: FileVersion]) {
+  /// `unread`: notes the same on every side, matched by path without reading them.
+  init(_ tree: [String: FileVersion], unread: Set<String> = []) {
     var sidecars: Set<String> = []
     for (path, version) in tree where SideTree.isNote(path) {
-      let text = String(data: version.bytes, encoding: .utf8)
+      let text = unread.contains(path) ? nil : version.content.data.flatMap { String(data: $0, encoding: .utf8) }
       let metadata = text.flatMap { try? FrontMatter.read($0) }
       let sidecarPath = RepoPaths.sidecars(of: path)[0]
-      let sidecar = tree[sidecarPath]?.bytes
+      let sidecar = tree[sidecarPath]?.content
       if sidecar != nil { sidecars.insert(sidecarPath) }
       notes[path] = NoteEntry(path: path, version: version, text: text, metadata: metadata, sidecar: sidecar)
     }
@@ -190,8 +215,8 @@ struct NoteGroup {
 struct Placement {
   var groupKey: String
   var preferredPath: String
-  var bytes: Data
-  var sidecar: Data?
+  var bytes: FileContent
+  var sidecar: FileContent?
   /// The local side already has this note at `preferredPath`; it keeps the path in a clash.
   var local: Bool
   var merged: Bool
@@ -215,7 +240,7 @@ struct PolicyRun {
   var now: Date
   var placements: [Placement] = []
   var copies: [CopyRequest] = []
-  var tree: [String: Data] = [:]
+  var tree: [String: FileContent] = [:]
   var report = SyncReport()
   var keptGroups: Set<String> = []
 
@@ -251,12 +276,14 @@ struct PolicyRun {
   private mutating func add(_ group: NoteGroup, _ entry: NoteEntry, local: Bool, resurrected: Bool) {
     placements.append(
       Placement(
-        groupKey: group.key, preferredPath: entry.path, bytes: entry.version.bytes, sidecar: entry.sidecar,
+        groupKey: group.key, preferredPath: entry.path, bytes: entry.version.content, sidecar: entry.sidecar,
         local: local, merged: false, resurrected: resurrected))
   }
 
   private mutating func resolveBoth(_ group: NoteGroup, base: NoteEntry?, ours: NoteEntry, theirs: NoteEntry) {
-    if base == nil && group.byPath && !(ours.version.bytes == theirs.version.bytes && ours.sidecar == theirs.sidecar) {
+    if base == nil && group.byPath
+      && !(ours.version.content == theirs.version.content && ours.sidecar == theirs.sidecar)
+    {
       // Two different notes created at the same path: both stay, the incoming one moves aside when placed.
       add(group, ours, local: true, resurrected: false)
       add(NoteGroup(key: group.key + "#theirs", byPath: true), theirs, local: false, resurrected: false)
@@ -264,15 +291,15 @@ struct PolicyRun {
     }
     var conflictReason: String?
     var merged = false
-    var bytes: Data?
-    if ours.version.bytes == theirs.version.bytes || base?.version.bytes == theirs.version.bytes {
-      bytes = ours.version.bytes
-    } else if base?.version.bytes == ours.version.bytes {
-      bytes = theirs.version.bytes
+    var bytes: FileContent?
+    if ours.version.content == theirs.version.content || base?.version.content == theirs.version.content {
+      bytes = ours.version.content
+    } else if base?.version.content == ours.version.content {
+      bytes = theirs.version.content
     } else if let ourText = ours.text, let theirText = theirs.text, base == nil || base?.text != nil {
       switch NoteMerge.merge(base: base?.text, ours: ourText, theirs: theirText) {
       case .clean(let text):
-        bytes = Data(text.utf8)
+        bytes = .bytes(Data(text.utf8))
         merged = true
       case .conflict(let reason):
         conflictReason = reason
@@ -282,7 +309,7 @@ struct PolicyRun {
     }
 
     let winnerSide = winner(ours: SyncPolicy.editTime(ours), theirs: SyncPolicy.editTime(theirs))
-    var sidecar: Data?
+    var sidecar: FileContent?
     var sidecarConflict = false
     if ours.sidecar == theirs.sidecar || base?.sidecar == theirs.sidecar {
       sidecar = ours.sidecar
@@ -312,7 +339,7 @@ struct PolicyRun {
     let index = placements.count
     placements.append(
       Placement(
-        groupKey: group.key, preferredPath: path, bytes: bytes ?? winner.version.bytes,
+        groupKey: group.key, preferredPath: path, bytes: bytes ?? winner.version.content,
         sidecar: sidecarConflict ? winner.sidecar : sidecar, local: path == ours.path,
         merged: merged, resurrected: false))
     if conflictReason != nil || sidecarConflict {
@@ -365,20 +392,20 @@ struct PolicyRun {
     let paths = Set(base.keys).union(ours.keys).union(theirs.keys).sorted()
     var losers: [(path: String, version: FileVersion, side: SyncSide, winner: SyncSide)] = []
     for path in paths {
-      let b = base[path]?.bytes
+      let b = base[path]?.content
       let o = ours[path]
       let t = theirs[path]
-      var result: Data?
-      if o?.bytes == t?.bytes || b == t?.bytes {
-        result = o?.bytes
-      } else if b == o?.bytes {
-        result = t?.bytes
+      var result: FileContent?
+      if o?.content == t?.content || b == t?.content {
+        result = o?.content
+      } else if b == o?.content {
+        result = t?.content
       } else if let o, let t {
         let side = winner(ours: o.commitTime, theirs: t.commitTime)
-        result = side == .ours ? o.bytes : t.bytes
+        result = side == .ours ? o.content : t.content
         losers.append((path, side == .ours ? t : o, side == .ours ? .theirs : .ours, side))
       } else {
-        result = (o ?? t)?.bytes
+        result = (o ?? t)?.content
         report.warnings.append("'\(path)' was deleted on one side and changed on the other: the change is kept")
       }
       guard let result else { continue }
@@ -391,7 +418,7 @@ struct PolicyRun {
     }
     for loser in losers {
       let copyPath = uniquePath(forFile: loser.path, conflictTime: loser.version.commitTime) { tree[$0] != nil }
-      tree[copyPath] = loser.version.bytes
+      tree[copyPath] = loser.version.content
       report.conflicts.append(
         SyncConflict(
           path: loser.path, winner: loser.winner, loser: loser.side, loserPath: copyPath, reason: "file contents"))
@@ -437,10 +464,10 @@ struct PolicyRun {
 
   /// The loser's bytes with a new `id` and `conflict_of`, edited in place; unchanged (with a warning) when its
   /// front matter cannot be edited, since keeping the version matters more than marking it.
-  private mutating func copyBytes(_ loser: NoteEntry, path: String, conflictOf: String?) -> Data {
+  private mutating func copyBytes(_ loser: NoteEntry, path: String, conflictOf: String?) -> FileContent {
     guard var text = loser.text else {
       report.warnings.append("'\(path)' is not UTF-8 text: kept without a new id")
-      return loser.version.bytes
+      return loser.version.content
     }
     var random = StableRandom(seed: [Data(path.utf8), Data(device.utf8), loser.version.bytes])
     do {
@@ -450,10 +477,10 @@ struct PolicyRun {
         let value = NoteID.isWellFormed(conflictOf) ? conflictOf : YAMLScalar.format(conflictOf)
         text = try FrontMatter.setting("conflict_of", to: value, in: text)
       }
-      return Data(text.utf8)
+      return .bytes(Data(text.utf8))
     } catch {
       report.warnings.append("'\(path)': \(error); kept without a new id")
-      return loser.version.bytes
+      return loser.version.content
     }
   }
 }

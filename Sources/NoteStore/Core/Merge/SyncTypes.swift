@@ -1,18 +1,68 @@
 import Foundation
 
+/// A file's content as the sync policy sees it: bytes in hand, or a stored file known by its content id whose bytes
+/// are read only if the policy needs them. Two stored contents are equal when their ids are (ids are content
+/// hashes), so a file identical on every side is never read.
+struct FileContent: Equatable, @unchecked Sendable {
+  private let bytesInHand: Data?
+  /// The content id of a stored file; nil for bytes in hand.
+  let storedID: String?
+  private let stored: StoredBytes?
+
+  /// Bytes in hand.
+  static func bytes(_ data: Data) -> FileContent { FileContent(bytesInHand: data, storedID: nil, stored: nil) }
+
+  /// A stored file with content id `id`, read by `load` when first needed (nil: it could not be read).
+  static func stored(id: String, load: @escaping () -> Data?) -> FileContent {
+    FileContent(bytesInHand: nil, storedID: id, stored: StoredBytes(load))
+  }
+
+  /// The bytes, read on first use for a stored file; nil when a stored file could not be read.
+  var data: Data? { bytesInHand ?? stored?.data }
+
+  static func == (a: FileContent, b: FileContent) -> Bool {
+    if let one = a.storedID, let two = b.storedID { return one == two }
+    return a.data == b.data
+  }
+
+  /// Reads once, keeps the result.
+  private final class StoredBytes {
+    private var load: (() -> Data?)?
+    private var loaded: Data?
+
+    init(_ load: @escaping () -> Data?) { self.load = load }
+
+    var data: Data? {
+      if let load {
+        loaded = load()
+        self.load = nil
+      }
+      return loaded
+    }
+  }
+}
+
 /// One file as one side of a sync has it.
-public struct FileVersion: Equatable, Sendable {
-  /// The file's bytes.
-  public var bytes: Data
+struct FileVersion: Equatable, Sendable {
+  /// The file's content.
+  var content: FileContent
   /// Author time of the last commit that changed the file on that side; a note's edit time when it has no
   /// `updated`, and the edit time of every other file.
-  public var commitTime: Date
+  var commitTime: Date
 
   /// A version with the given bytes and last-change time.
-  public init(bytes: Data, commitTime: Date) {
-    self.bytes = bytes
+  init(bytes: Data, commitTime: Date) {
+    self.init(content: .bytes(bytes), commitTime: commitTime)
+  }
+
+  /// A version with the given content and last-change time.
+  init(content: FileContent, commitTime: Date) {
+    self.content = content
     self.commitTime = commitTime
   }
+
+  /// The bytes (empty for a stored file that could not be read).
+  var bytes: Data { content.data ?? Data() }
 }
 
 /// Which side of a sync a version came from. `theirs` is the remote's (incoming) side.
@@ -47,7 +97,7 @@ public struct SyncConflict: Equatable, Sendable {
 }
 
 /// What a sync merge did, for the summary (`nb sync`, `nb sync --json`).
-public struct SyncReport: Equatable, Sendable {
+struct SyncReport: Equatable, Sendable {
   /// Paths (after the merge) of notes whose two versions were combined by a three-way merge.
   public var merged: [String] = []
   /// Every conflict, with its winner and where the loser is kept.
@@ -58,11 +108,20 @@ public struct SyncReport: Equatable, Sendable {
   public var warnings: [String] = []
 
   /// An empty report.
-  public init() {}
+  init() {}
+}
+
+/// The outcome of ``SyncPolicy/merge(base:ours:theirs:device:now:force:)``: the merged tree's contents, some of
+/// them files already stored and never read.
+enum SyncMerge: Equatable, Sendable {
+  /// The merged tree (path → content) and what happened.
+  case merged(tree: [String: FileContent], report: SyncReport)
+  /// See ``SyncResolution/needsForce(reason:)``.
+  case needsForce(reason: String)
 }
 
 /// The outcome of ``SyncPolicy/resolve(base:ours:theirs:device:now:force:)``.
-public enum SyncResolution: Equatable, Sendable {
+enum SyncResolution: Equatable, Sendable {
   /// The merged tree (path → bytes) and what happened.
   case resolved(tree: [String: Data], report: SyncReport)
   /// The merge would delete more than ``SyncPolicy/maxDeletedNotes`` notes or a whole notebook; nothing was

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The result of a line-level three-way merge.
-public enum TextMergeResult: Equatable, Sendable {
+enum TextMergeResult: Equatable, Sendable {
   /// Both sides' changes combined; the text holds no conflict markers.
   case clean(String)
   /// Both sides changed the same lines (or inserted different lines at the same place) differently.
@@ -19,9 +19,9 @@ public enum TextMergeResult: Equatable, Sendable {
 /// have a small D, so merging is close to linear in the note's size. Past ``LineDiff/maxEditDistance`` differing
 /// lines the diff gives up on matching the changed middle: the merge stays correct (it can only report more
 /// conflicts), and time and memory stay bounded.
-public enum TextMerge {
+enum TextMerge {
   /// Merges `ours` and `theirs`, both derived from `base`.
-  public static func merge(base: String, ours: String, theirs: String) -> TextMergeResult {
+  static func merge(base: String, ours: String, theirs: String) -> TextMergeResult {
     if ours == theirs || theirs == base { return .clean(ours) }
     if ours == base { return .clean(theirs) }
     let baseLines = lines(of: base)

@@ -1,0 +1,539 @@
+import Foundation
+import GitKit
+
+/// The one place NoteStore talks to git: every commit nb makes and every commit that arrives passes through here.
+///
+/// Stated in note terms — paths, commits as opaque ids, snapshots of paths → stored files, NoteStore's own result
+/// types — so nothing above it knows about reference names, object modes or libgit2's errors. Every GitKit error is
+/// mapped to a ``NoteStoreError`` here and nowhere else. Later work (an index, a watcher) hooks in at this seam.
+final class NoteHistory {
+  private let git: Repository
+  /// The `.git` directory (per worktree): device-local state lives in its `nb/` folder.
+  let gitDirectory: URL
+
+  private init(_ git: Repository) {
+    self.git = git
+    self.gitDirectory = git.gitDirectory
+  }
+
+  // MARK: - Opening
+
+  /// Opens the git repository of a note repository's work tree.
+  static func open(at root: URL) throws -> NoteHistory {
+    do {
+      return NoteHistory(try Repository.open(at: root))
+    } catch let error as GitError {
+      throw NoteStoreError.unsafeGitState(
+        "\(root.path) has nb settings but is not a git work tree (\(error.message)); run 'git init' there or restore .git"
+      )
+    }
+  }
+
+  /// Opens the repository at `root` when there is one (adopting it), else makes one on branch `branch`.
+  static func openOrCreate(at root: URL, branch: String) throws -> NoteHistory {
+    try mapped {
+      FileSystem.exists(root.appendingPathComponent(".git").path)
+        ? NoteHistory(try Repository.open(at: root))
+        : NoteHistory(try Repository.create(at: root, initialBranch: branch))
+    }
+  }
+
+  /// A new, empty repository at `root` on branch `branch`.
+  static func create(at root: URL, branch: String) throws -> NoteHistory {
+    try mapped { NoteHistory(try Repository.create(at: root, initialBranch: branch)) }
+  }
+
+  // MARK: - Errors, mapped once
+
+  /// Runs `body`, turning GitKit's errors into NoteStore's: an unreachable remote is `.offline` (its own exit
+  /// status), another remote failure a failed sync with libgit2's reason, anything else `.git`.
+  private static func mapped<T>(remote: String? = nil, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as RemoteError {
+      if error.isNetwork { throw NoteStoreError.offline(remote: remote ?? error.remote, detail: error.description) }
+      throw NoteStoreError.syncFailed(error.description)
+    } catch let error as GitError {
+      throw NoteStoreError.git(error.description)
+    }
+  }
+
+  private func mapped<T>(remote: String? = nil, _ body: () throws -> T) throws -> T {
+    try Self.mapped(remote: remote, body)
+  }
+
+  // MARK: - Whether a commit is safe
+
+  /// The git operation in progress, as people call it, and how to get out of it.
+  private struct Operation {
+    var name: String
+    var advice: String
+  }
+
+  private var operation: Operation? {
+    get throws {
+      switch try mapped({ git.state }) {
+      case .none: nil
+      case .merge: Operation(name: "merge", advice: "finish it (git commit) or abort it (git merge --abort)")
+      case .rebase:
+        Operation(name: "rebase", advice: "finish it (git rebase --continue) or abort it (git rebase --abort)")
+      case .cherryPick:
+        Operation(
+          name: "cherry-pick", advice: "finish it (git cherry-pick --continue) or abort it (git cherry-pick --abort)")
+      case .revert:
+        Operation(name: "revert", advice: "finish it (git revert --continue) or abort it (git revert --abort)")
+      case .bisect: Operation(name: "bisect", advice: "end it (git bisect reset)")
+      case .applyMailbox: Operation(name: "am", advice: "finish it (git am --continue) or abort it (git am --abort)")
+      case .other: Operation(name: "unknown", advice: "finish or abort it")
+      }
+    }
+  }
+
+  /// `.git/index.lock`: git's "someone is writing the index". nb never deletes it.
+  private var indexLockPath: String { gitDirectory.appendingPathComponent("index.lock").path }
+
+  /// Refuses to commit when git is mid-operation, HEAD is not a branch, the index holds conflicts or another git
+  /// holds the index lock: committing then would be a guess.
+  func assertCommittable() throws {
+    if let operation = try operation {
+      throw NoteStoreError.unsafeGitState(
+        "a git operation (\(operation.name)) is in progress; \(operation.advice), then retry")
+    }
+    if git.isHeadDetached {
+      throw NoteStoreError.unsafeGitState(
+        "HEAD is detached (not on a branch), so a commit could be lost; switch to a branch (git switch main), then retry"
+      )
+    }
+    if try mapped({ try git.hasConflicts() }) {
+      throw NoteStoreError.unsafeGitState(
+        "the git index holds unresolved conflicts; resolve them (git status lists them), then retry")
+    }
+    if FileSystem.exists(indexLockPath) { throw NoteStoreError.indexLocked(path: indexLockPath) }
+  }
+
+  /// The state `nb status` shows: the operation in progress and the warnings that keep nb from committing.
+  func state() throws -> (operation: String?, warnings: [String]) {
+    var warnings: [String] = []
+    let operation = try operation?.name
+    if let operation { warnings.append("git \(operation) in progress: nb will not commit until it is finished") }
+    if git.isHeadDetached {
+      warnings.append("HEAD is detached: nb will not commit until a branch is checked out")
+    }
+    if FileSystem.exists(indexLockPath) { warnings.append(NoteStoreError.indexLocked(path: indexLockPath).description) }
+    return (operation, warnings)
+  }
+
+  /// The branch HEAD points to; nil when detached.
+  var currentBranch: String? {
+    git.currentBranch
+  }
+
+  // MARK: - Committing
+
+  /// One commit of exactly these work-tree paths on HEAD's branch (nothing when the tree would not change).
+  func commit(paths: [String], message: String, date: Date) throws {
+    let signature = git.defaultSignature(date: date)
+    do {
+      _ = try git.commit(paths: paths, message: message, author: signature)
+    } catch let error as GitError where error.isLocked && FileSystem.exists(indexLockPath) {
+      throw NoteStoreError.indexLocked(path: indexLockPath)
+    } catch let error as GitError {
+      throw NoteStoreError.git(error.description)
+    }
+  }
+
+  /// Who commits: git's `user.name`, else nb's default.
+  var authorName: String { git.defaultSignature().name }
+
+  /// The last commit; nil in a repository without commits.
+  func head() throws -> CommitSummary? {
+    try mapped { try git.headCommitID().map { CommitSummary(try git.commit($0)) } }
+  }
+
+  /// The id of the last commit; nil in a repository without commits.
+  func headID() throws -> String? {
+    try mapped { try git.headCommitID()?.hex }
+  }
+
+  // MARK: - The work tree
+
+  /// Uncommitted changes, like `git status --untracked-files=all`, sorted by path.
+  func changes(paths: [String] = []) throws -> [WorkTreeChange] {
+    try mapped {
+      try git.status(paths: paths).map { entry in
+        WorkTreeChange(path: entry.path, staged: entry.staged.map(Self.kind), unstaged: entry.unstaged.map(Self.kind))
+      }
+    }
+  }
+
+  private static func kind(_ change: StatusEntry.Change) -> FileChange.Kind {
+    switch change {
+    case .added: .added
+    case .modified: .modified
+    case .deleted: .deleted
+    case .renamed: .renamed
+    case .typeChange: .typeChange
+    case .conflicted: .conflicted
+    }
+  }
+
+  /// Every path git tracks (the index).
+  func trackedPaths() throws -> [String] {
+    try mapped { try git.indexPaths() }
+  }
+
+  // MARK: - History
+
+  /// Commits from `start` (HEAD by default) back, newest first.
+  func commits(from start: String? = nil) throws -> AnySequence<HistoryCommit> {
+    let id = try start.map(objectID)
+    return AnySequence(try mapped { try git.log(from: id) }.lazy.map(HistoryCommit.init))
+  }
+
+  /// The stored file at `path` in `commit`; nil when the commit has no file there.
+  func file(at path: String, in commit: String) throws -> StoredFile? {
+    let id = try objectID(commit)
+    return try mapped { try git.blobID(at: path, in: id).map { StoredFile(id: $0.hex, mode: .file) } }
+  }
+
+  /// The bytes of a stored file.
+  func read(_ file: StoredFile) throws -> Data {
+    let id = try objectID(file.id)
+    return try mapped { try git.blob(id) }
+  }
+
+  /// What `commit` changed against its first parent, renames detected.
+  func pathChanges(in commit: String) throws -> [PathChange] {
+    let id = try objectID(commit)
+    return try mapped {
+      try git.changes(in: id).map { change in
+        PathChange(
+          kind: change.kind == .renamed ? .renamed : change.kind == .deleted ? .deleted : .other,
+          oldPath: change.oldPath, newPath: change.newPath,
+          oldFile: change.oldBlob.map { StoredFile(id: $0.hex, mode: .file) })
+      }
+    }
+  }
+
+  /// The author time of the newest commit on `tip`'s side (down to `base`) that changed each of `paths`. Paths no
+  /// such commit changed are left out; the walk stops after 5 000 commits.
+  func lastChangeTimes(of paths: Set<String>, from tip: String, base: String?) throws -> [String: Date] {
+    var wanted = paths
+    var times: [String: Date] = [:]
+    var walked = 0
+    for commit in try commits(from: tip) {
+      if wanted.isEmpty || commit.id == base || walked > 5_000 { break }
+      walked += 1
+      for change in try pathChanges(in: commit.id) {
+        for path in [change.newPath, change.oldPath].compactMap({ $0 }) where wanted.contains(path) {
+          times[path] = commit.summary.date.date
+          wanted.remove(path)
+        }
+      }
+    }
+    return times
+  }
+
+  /// Every file of `commit`, by path.
+  func snapshot(of commit: String) throws -> [String: StoredFile] {
+    let id = try objectID(commit)
+    return try mapped {
+      try git.treeEntries(ofCommit: id).mapValues { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) }
+    }
+  }
+
+  /// The author time of a commit.
+  func commitTime(_ commit: String) throws -> Date {
+    let id = try objectID(commit)
+    return try mapped { try git.commit(id).author.date }
+  }
+
+  /// Whether the object database has this commit.
+  func hasCommit(_ commit: String) -> Bool {
+    guard let id = ObjectID(hex: commit) else { return false }
+    return (try? git.commit(id)) != nil
+  }
+
+  /// How many commits `start` has, itself included.
+  func commitCount(from start: String) throws -> Int {
+    try commits(from: start).reduce(0) { count, _ in count + 1 }
+  }
+
+  /// How far `local` is ahead of and behind `upstream`.
+  func aheadBehind(local: String, upstream: String) throws -> (ahead: Int, behind: Int) {
+    let (local, upstream) = (try objectID(local), try objectID(upstream))
+    return try mapped { try git.aheadBehind(local: local, upstream: upstream) }
+  }
+
+  /// The best common ancestor; nil for unrelated histories.
+  func mergeBase(_ one: String, _ two: String) throws -> String? {
+    let (one, two) = (try objectID(one), try objectID(two))
+    return try mapped { try git.mergeBase(one, two)?.hex }
+  }
+
+  /// Whether `commit` has `ancestor` in its history (and is not it).
+  func isDescendant(_ commit: String, of ancestor: String) throws -> Bool {
+    let (commit, ancestor) = (try objectID(commit), try objectID(ancestor))
+    return try mapped { try git.isDescendant(commit, of: ancestor) }
+  }
+
+  private func objectID(_ hex: String) throws -> ObjectID {
+    guard let id = ObjectID(hex: hex) else { throw NoteStoreError.git("'\(hex)' is not a git object id") }
+    return id
+  }
+
+  // MARK: - Writing merges
+
+  /// Keeps `commit` under `refs/nb/backup/<stamp>-<short id>` (reused when a retry within the same second already
+  /// wrote it) and returns the reference's name.
+  func keepBackup(of commit: String, stamp: String, reason: String) throws -> String {
+    let id = try objectID(commit)
+    let name = "refs/nb/backup/\(stamp)-\(id.short)"
+    try mapped {
+      if try git.reference(named: name) != id {
+        try git.setReference(name, to: id, message: "nb: \(reason)", expected: .some(nil))
+      }
+    }
+    return name
+  }
+
+  /// Writes `tree` (a merged snapshot: bytes to store, or files already stored on a side) and a merge commit of it
+  /// with `parents`; returns the commit. A file kept as stored keeps its entry as `ours` or `theirs` has it at that
+  /// path; otherwise a path's mode is the one `ours` or else `theirs` has (a submodule entry becomes a plain file,
+  /// since its bytes are what was merged).
+  func commitMerge(
+    _ tree: [String: FileContent], ours: [String: StoredFile], theirs: [String: StoredFile], parents: [String],
+    message: String, date: Date
+  ) throws -> String {
+    let parentIDs = try parents.map(objectID)
+    return try mapped {
+      var entries: [String: TreeEntry] = [:]
+      for (path, content) in tree {
+        let side = ours[path] ?? theirs[path]
+        if let stored = content.storedID {
+          let kept = [ours[path], theirs[path]].compactMap { $0 }.first { $0.id == stored }
+          entries[path] = TreeEntry(id: try objectID(stored), mode: kept?.mode.exact ?? side?.mode.gitMode ?? .blob)
+        } else {
+          let bytes = content.data ?? Data()
+          entries[path] = TreeEntry(id: try git.writeBlob(bytes), mode: side?.mode.gitMode ?? .blob)
+        }
+      }
+      let treeID = try git.writeTree(entries, base: parentIDs.first)
+      let signature = git.defaultSignature(date: date)
+      return try git.createCommit(
+        tree: treeID, parents: parentIDs, message: message, author: signature, committer: signature
+      ).hex
+    }
+  }
+
+  /// Moves the current branch from `expected` to `target`, updating index and work tree without overwriting an
+  /// edit. Returns the paths in the way when it could not (nothing was changed then), else an empty list.
+  func checkout(_ target: String, expected: String?, message: String) throws -> [String] {
+    let target = try objectID(target)
+    let expected = try expected.map(objectID)
+    switch try mapped({ try git.checkoutSafely(target, expected: expected, message: message) }) {
+    case .checkedOut: return []
+    case .blocked(let paths): return paths
+    }
+  }
+
+  // MARK: - Remotes
+
+  /// The configured remotes.
+  func remotes() throws -> [SyncRemote] {
+    try mapped { try git.remotes().map { SyncRemote(name: $0.name, url: $0.url) } }
+  }
+
+  /// Whether a remote of that name is configured.
+  func hasRemote(_ name: String) throws -> Bool {
+    try mapped { try git.remote(named: name) != nil }
+  }
+
+  func addRemote(_ name: String, url: String) throws {
+    _ = try mapped { try git.addRemote(name: name, url: url) }
+  }
+
+  func removeRemote(_ name: String) throws {
+    try mapped { try git.removeRemote(name: name) }
+  }
+
+  func setRemoteURL(_ name: String, url: String) throws {
+    try mapped { try git.setRemoteURL(name: name, url: url) }
+  }
+
+  /// The branch `branch` is set to sync with, when it has one.
+  func upstream(of branch: String) throws -> (remote: String, branch: String)? {
+    guard let upstream = git.upstream(of: branch) else { return nil }
+    // Configured as a ref (`refs/heads/main`); pushes and tracking refs need the branch name.
+    return (upstream.remote, Self.branchName(upstream.branch) ?? upstream.branch)
+  }
+
+  func setUpstream(of branch: String, remote: String, remoteBranch: String) throws {
+    try mapped { try git.setUpstream(of: branch, remote: remote, remoteBranch: remoteBranch) }
+  }
+
+  /// How far the current branch is ahead of and behind its upstream as of the last fetch, and the upstream's name
+  /// (`origin/main`); nil without one.
+  func upstreamCounts() throws -> (ahead: Int, behind: Int, upstream: String)? {
+    try mapped {
+      guard let branch = git.currentBranch, let tracking = try git.upstreamTrackingReference(of: branch),
+        let remoteTip = try git.reference(named: tracking), let local = try git.headCommitID()
+      else { return nil }
+      let counts = try git.aheadBehind(local: local, upstream: remoteTip)
+      return (counts.ahead, counts.behind, tracking.replacingOccurrences(of: "refs/remotes/", with: ""))
+    }
+  }
+
+  /// The commit `remote`'s `branch` was at after the last fetch.
+  func remoteTip(_ remote: String, branch: String) throws -> String? {
+    try mapped { try git.reference(named: "refs/remotes/\(remote)/\(branch)")?.hex }
+  }
+
+  /// The branches a remote advertises, without downloading anything.
+  func listRemote(_ remote: String, credentials: SyncCredentials) throws -> RemoteBranches {
+    try mapped(remote: remote) { RemoteBranches(try git.listRemote(remote, credentials: credentials.gitKit)) }
+  }
+
+  /// Downloads what the remote has and moves its remote-tracking branches; returns what it advertised.
+  func fetch(_ remote: String, credentials: SyncCredentials) throws -> RemoteBranches {
+    try mapped(remote: remote) {
+      RemoteBranches(try git.fetch(remote: remote, credentials: credentials.gitKit).listing)
+    }
+  }
+
+  /// Pushes `branch` to the remote's `remoteBranch`, never forced.
+  func push(_ remote: String, branch: String, to remoteBranch: String, credentials: SyncCredentials) throws
+    -> PushOutcome
+  {
+    let result = try mapped(remote: remote) {
+      try git.push(
+        remote: remote, refspecs: ["refs/heads/\(branch):refs/heads/\(remoteBranch)"],
+        credentials: credentials.gitKit)
+    }
+    for reference in result.references {
+      if case .rejectedByServer(let message) = reference.status {
+        return .refused(reference: reference.destination, message: message)
+      }
+    }
+    return result.succeeded ? .pushed : .remoteMoved
+  }
+
+  /// `main` for `refs/heads/main`; nil for a name that is not a branch.
+  fileprivate static func branchName(_ reference: String) -> String? {
+    reference.hasPrefix("refs/heads/") ? String(reference.dropFirst("refs/heads/".count)) : nil
+  }
+}
+
+// MARK: - The seam's values
+
+/// A file as a commit stores it: an opaque content id (equal ids, equal bytes) and its kind.
+struct StoredFile: Hashable, Sendable {
+  /// The kinds of tree entry nb distinguishes.
+  enum Mode: Hashable, Sendable {
+    case file, executable, link, submodule
+
+    init(_ mode: FileMode) {
+      switch mode {
+      case .blob: self = .file
+      case .executable: self = .executable
+      case .link: self = .link
+      case .gitlink: self = .submodule
+      }
+    }
+
+    /// The entry kind as stored.
+    var exact: FileMode {
+      switch self {
+      case .file: .blob
+      case .executable: .executable
+      case .link: .link
+      case .submodule: .gitlink
+      }
+    }
+
+    /// What a merged file is written as: a submodule's merged bytes become a plain file.
+    var gitMode: FileMode {
+      switch self {
+      case .file, .submodule: .blob
+      case .executable: .executable
+      case .link: .link
+      }
+    }
+  }
+
+  var id: String
+  var mode: Mode
+}
+
+/// One commit of a history walk.
+struct HistoryCommit {
+  var id: String
+  var parent: String?
+  var summary: CommitSummary
+
+  init(_ commit: Commit) {
+    id = commit.id.hex
+    parent = commit.parents.first?.hex
+    summary = CommitSummary(commit)
+  }
+}
+
+/// What one commit did to one path.
+struct PathChange {
+  enum Kind { case renamed, deleted, other }
+  var kind: Kind
+  var oldPath: String?
+  var newPath: String?
+  var oldFile: StoredFile?
+}
+
+/// One path's uncommitted change in the two comparisons git status makes.
+struct WorkTreeChange {
+  var path: String
+  /// Index against the last commit (changes made with `git add`).
+  var staged: FileChange.Kind?
+  /// Work tree against the index.
+  var unstaged: FileChange.Kind?
+}
+
+/// The branches a remote advertises: name → commit, and its default branch.
+struct RemoteBranches {
+  var branches: [String: String]
+  var defaultBranch: String?
+
+  init(_ listing: RemoteListing) {
+    var branches: [String: String] = [:]
+    for (name, id) in listing.references {
+      if let branch = NoteHistory.branchName(name) { branches[branch] = id.hex }
+    }
+    self.branches = branches
+    defaultBranch = listing.defaultBranch.flatMap(NoteHistory.branchName)
+  }
+}
+
+/// How a push ended.
+enum PushOutcome: Equatable {
+  case pushed
+  /// The remote moved since the fetch: start over.
+  case remoteMoved
+  /// The server refused the update (a hook, a protected branch).
+  case refused(reference: String, message: String)
+}
+
+extension CommitSummary {
+  init(_ commit: Commit) {
+    self.init(
+      id: commit.id.hex, subject: commit.summary, author: commit.author.name, email: commit.author.email,
+      date: Timestamp(date: commit.author.date, offsetSeconds: commit.author.timeZoneOffsetMinutes * 60))
+  }
+}
+
+extension SyncCredentials {
+  /// The GitKit credential source this stands for.
+  fileprivate var gitKit: Credentials {
+    switch source {
+    case .none: .none
+    case .standard(let environment): .standard(environment: environment)
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import NoteStore
+import XCTest
+
+/// NoteStore as an app embeds it: this target depends on NoteStore alone and imports nothing else of the project,
+/// so it compiles only while notes, sync, remotes and errors are all NoteStore's own types (no GitKit type leaks
+/// through the public API). The git CLI makes the bare remote, as a person would.
+final class PublicAPITests: XCTestCase {
+  private var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nb-api-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  func testTwoDevicesSyncThroughTheLibraryAlone() throws {
+    let remote = directory.appendingPathComponent("remote.git")
+    let made = Process()
+    made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    made.arguments = ["git", "init", "--bare", "-q", "--initial-branch=main", remote.path]
+    try made.run()
+    made.waitUntilExit()
+    XCTAssertEqual(made.terminationStatus, 0)
+
+    let laptop = try NoteRepository.initialize(at: directory.appendingPathComponent("laptop"))
+    try laptop.addRemote("origin", url: remote.path)
+    let remotes: [SyncRemote] = try laptop.remotes()
+    XCTAssertEqual(remotes, [SyncRemote(name: "origin", url: remote.path)])
+    _ = try laptop.createNote(NoteDraft(title: "Roadmap", content: "first\n"))
+    let published = try laptop.sync(SyncOptions(device: "laptop", credentials: .none))
+    XCTAssertEqual(published.outcome, .published)
+
+    let tablet = try NoteRepository.clone(
+      url: remote.path, to: directory.appendingPathComponent("tablet"), credentials: SyncCredentials.none)
+    let copy = try XCTUnwrap(try tablet.allNotes().first { $0.title == "Roadmap" })
+    try tablet.update(copy, NoteChange(append: "from the tablet\n"))
+    XCTAssertEqual(try tablet.sync(SyncOptions(device: "tablet", credentials: .none)).outcome, .pushed)
+
+    let received: SyncSummary = try laptop.sync(SyncOptions(device: "laptop", credentials: .none))
+    XCTAssertEqual(received.outcome, .fastForwarded)
+    let note = try XCTUnwrap(try laptop.allNotes().first { $0.title == "Roadmap" })
+    XCTAssertTrue(try laptop.body(of: note).hasSuffix("first\nfrom the tablet\n"))
+    let history: [HistoryEntry] = try laptop.history(of: note)
+    XCTAssertEqual(history.count, 2)
+  }
+
+  func testErrorsAreNoteStoreErrors() throws {
+    let notes = try NoteRepository.initialize(at: directory.appendingPathComponent("notes"))
+    XCTAssertThrowsError(try notes.sync(SyncOptions(remote: "nowhere", credentials: .none))) { error in
+      XCTAssertEqual(error as? NoteStoreError, .noRemote("nowhere"))
+    }
+    try notes.addRemote("gone", url: directory.appendingPathComponent("no-such-remote.git").path)
+    XCTAssertThrowsError(try notes.sync(SyncOptions(remote: "gone", credentials: .none))) { error in
+      guard case .offline(let remote, _)? = error as? NoteStoreError else { return XCTFail("\(error)") }
+      XCTAssertEqual(remote, "gone")
+      XCTAssertEqual(Self.kind(error as! NoteStoreError), "offline")
+    }
+  }
+
+  /// Every case spelled out: this stops compiling if a case gains a payload from outside NoteStore's own types.
+  private static func kind(_ error: NoteStoreError) -> String {
+    switch error {
+    case .noRepository(let path), .alreadyInitialized(let path), .notebookNotFound(let path),
+      .outsideRepository(let path), .notUTF8(let path), .indexLocked(let path):
+      return "path \(path)"
+    case .unsupportedFormat(let path, let found): return "format \(path) \(found)"
+    case .noteNotFound(let selector): return "selector \(selector)"
+    case .ambiguousNote(let selector, let candidates): return "ambiguous \(selector) \(candidates)"
+    case .alreadyExists(let path, let what): return "exists \(path) \(what)"
+    case .notebookNotEmpty(let path, let entries): return "not empty \(path) \(entries)"
+    case .invalidArgument(let message), .unsafeGitState(let message), .template(let message),
+      .syncFailed(let message), .git(let message), .noRemote(let message):
+      return "message \(message)"
+    case .malformedFrontMatter(let path, let line, let detail), .malformedInk(let path, let line, let detail):
+      return "at \(path):\(line) \(detail)"
+    case .busy(let path, let holder): return "busy \(path) \(holder)"
+    case .io(let path, let detail): return "io \(path) \(detail)"
+    case .offline: return "offline"
+    }
+  }
+}
