@@ -4,44 +4,28 @@ import Foundation
 ///
 /// Keys are matched case-sensitively. For each field the first listed key holding a usable value wins; a key that
 /// is present but null, empty, of the wrong shape (a mapping where a string is expected) or, for timestamps,
-/// unparseable counts as absent, so the next alias is tried.
+/// unparseable counts as absent, so the next alias is tried. Every field defaults to "absent", so the memberwise
+/// initialiser takes any of them.
 struct NoteMetadata: Equatable, Sendable {
   /// `id`: the note's stable identity; nil when absent or blank.
-  var id: String?
+  var id: String? = nil
   /// Front matter `title` only (the caller falls back to `firstHeading`, then the file stem); nil when blank.
-  var title: String?
+  var title: String? = nil
   /// `created`, else `date`.
-  var created: Timestamp?
+  var created: Timestamp? = nil
   /// `updated`, else `modified`, `lastmod`, `last_modified_at`.
-  var updated: Timestamp?
+  var updated: Timestamp? = nil
   /// `tags`, else `tag`, else `keywords`: a YAML list, or a space/comma separated string; a leading `#` dropped,
   /// empty entries dropped, order kept, duplicates dropped (first occurrence kept).
-  var tags: [String]
+  var tags: [String] = []
   /// `aliases`, else `alias`: a YAML list, or one string (an alias may contain spaces, so it is not split).
-  var aliases: [String]
+  var aliases: [String] = []
   /// `conflict_of`: the id of the note this copy lost a conflict to.
-  var conflictOf: String?
+  var conflictOf: String? = nil
   /// Whether the file has a (terminated) front matter block, even an empty one.
-  var hasFrontMatter: Bool
+  var hasFrontMatter = false
   /// Text of the first ATX level-1 heading (`# Title`) in the body, outside fenced code blocks.
-  var firstHeading: String?
-
-  /// Metadata with every field given; all default to "absent".
-  init(
-    id: String? = nil, title: String? = nil, created: Timestamp? = nil, updated: Timestamp? = nil,
-    tags: [String] = [], aliases: [String] = [], conflictOf: String? = nil, hasFrontMatter: Bool = false,
-    firstHeading: String? = nil
-  ) {
-    self.id = id
-    self.title = title
-    self.created = created
-    self.updated = updated
-    self.tags = tags
-    self.aliases = aliases
-    self.conflictOf = conflictOf
-    self.hasFrontMatter = hasFrontMatter
-    self.firstHeading = firstHeading
-  }
+  var firstHeading: String? = nil
 
   /// Keys read as `created`, in priority order.
   static let createdKeys = ["created", "date"]
