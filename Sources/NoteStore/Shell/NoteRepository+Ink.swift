@@ -1,5 +1,6 @@
 import Foundation
 import GitKit
+import InkKit
 
 /// A note's handwriting: read, change and import it; each change is one commit that also stamps the note's
 /// `updated`, so the sync policy resolves note and ink as one unit.

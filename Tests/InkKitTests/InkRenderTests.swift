@@ -1,6 +1,6 @@
 import Foundation
 import NBTestSupport
-import NoteStore
+import InkKit
 import XCTest
 
 #if canImport(FoundationXML)

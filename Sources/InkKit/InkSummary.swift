@@ -34,8 +34,8 @@ public struct InkSummary: Equatable, Sendable {
 
   /// "12 strokes on 2 pages (1 840 points)".
   public var headline: String {
-    let pageText = pages == 0 ? "" : " on \(CommitMessage.count(pages, "page"))"
-    return "\(CommitMessage.count(strokes, "stroke"))\(pageText) (\(CommitMessage.count(points, "point")))"
+    let pageText = pages == 0 ? "" : " on \(InkSummary.count(pages, "page"))"
+    return "\(InkSummary.count(strokes, "stroke"))\(pageText) (\(InkSummary.count(points, "point")))"
   }
 }
 
