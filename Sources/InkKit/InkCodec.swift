@@ -16,6 +16,7 @@ public struct InkFormatError: Error, Equatable, CustomStringConvertible {
     self.message = message
   }
 
+  /// The file, line and message, as a person reads them.
   public var description: String {
     "\(file ?? "ink"):\(line): \(message)"
   }
@@ -55,7 +56,7 @@ public enum InkCodec {
   }
 
   /// The canonical line of one stroke (without newline), as it would be written with `scales`.
-  public static func line(of stroke: InkStroke, scales: InkScales = .standard) -> String {
+  static func line(of stroke: InkStroke, scales: InkScales = .standard) -> String {
     var writer = Writer(scales: scales)
     writer.stroke(stroke)
     writer.bytes.removeLast()

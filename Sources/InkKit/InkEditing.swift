@@ -132,6 +132,7 @@ public enum InkEditError: Error, Equatable, CustomStringConvertible {
   /// A split range outside the stroke's points.
   case rangeOutOfBounds(id: String, range: Range<Int>, count: Int)
 
+  /// What went wrong, for a person.
   public var description: String {
     switch self {
     case .duplicateID(let id): "an ink record with id '\(id)' already exists; ids are never reused"

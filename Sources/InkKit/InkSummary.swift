@@ -26,6 +26,7 @@ public struct InkSummary: Equatable, Sendable {
     bounds = document.bounds
   }
 
+  /// Equal when every count, every ink type with its count, and the bounds are equal.
   public static func == (lhs: InkSummary, rhs: InkSummary) -> Bool {
     lhs.pages == rhs.pages && lhs.strokes == rhs.strokes && lhs.points == rhs.points
       && lhs.inkTypes.map(\.name) == rhs.inkTypes.map(\.name)
@@ -53,7 +54,7 @@ public enum InkTextConv {
   }
 
   /// The text for a document.
-  public static func text(_ document: InkDocument) -> String {
+  static func text(_ document: InkDocument) -> String {
     var lines = ["ink: " + InkSummary(document).headline]
     for page in document.orderedPages {
       lines.append("page \(page.id) \(page.width)x\(page.height)pt" + (page.background.map { " \($0)" } ?? ""))
