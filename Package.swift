@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .executable(name: "nb", targets: ["nb"]),
     .library(name: "NoteStore", targets: ["NoteStore"]),
+    .library(name: "InkKit", targets: ["InkKit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -21,10 +22,13 @@ let package = Package(
       providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
     ),
     .target(name: "GitKit", dependencies: ["CLibGit2"]),
+    // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation only.
+    .target(name: "InkKit"),
     .target(
       name: "NoteStore",
       dependencies: [
         "GitKit",
+        "InkKit",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Stencil", package: "Stencil"),
       ]
@@ -33,15 +37,17 @@ let package = Package(
       name: "NBCLI",
       dependencies: [
         "NoteStore",
+        "InkKit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(name: "nb", dependencies: ["NBCLI"]),
-    .executableTarget(name: "nb-bench", dependencies: ["NoteStore", "NBTestSupport"]),
+    .executableTarget(name: "nb-bench", dependencies: ["NoteStore", "InkKit", "NBTestSupport"]),
     // Not a product: helpers shared by the test targets and the benchmark.
     .target(name: "NBTestSupport", dependencies: ["GitKit"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
-    .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "NBTestSupport"]),
+    .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
+    .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "InkKit", "NBTestSupport"]),
     // Depends on NoteStore alone: compiles only while the public API holds no GitKit type.
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkKit
 import NoteStore
 
 /// `nb ink`: a note's handwriting, kept in `<stem>.ink.jsonl` beside it.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkKit
 import NoteStore
 
 /// `nb ink export NOTE --inkml`: the drawing in a format other tools read.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkKit
 import NoteStore
 
 /// `nb ink import NOTE FILE`: adds a drawing from another tool, one commit.

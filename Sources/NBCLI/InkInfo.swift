@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkKit
 import NoteStore
 
 /// `nb ink info NOTE`: what is drawn, in numbers.
@@ -89,8 +90,8 @@ struct InkInfo: ParsableCommand {
       rows.append(
         (
           "bounds",
-          "(\(NoteStore.InkTextConv.format(bounds.minX)), \(NoteStore.InkTextConv.format(bounds.minY)))–"
-            + "(\(NoteStore.InkTextConv.format(bounds.maxX)), \(NoteStore.InkTextConv.format(bounds.maxY))) pt"
+          "(\(InkKit.InkTextConv.format(bounds.minX)), \(InkKit.InkTextConv.format(bounds.minY)))–"
+            + "(\(InkKit.InkTextConv.format(bounds.maxX)), \(InkKit.InkTextConv.format(bounds.maxY))) pt"
         ))
     }
     rows.append(("size", "\(bytes) bytes"))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkKit
 import NoteStore
 
 /// `nb ink render NOTE -o FILE.svg`: the drawing as SVG a browser shows.

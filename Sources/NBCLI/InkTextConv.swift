@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkKit
 import NoteStore
 
 /// `nb ink textconv FILE`: git's textconv for `diff=nb-ink`, so `git diff`/`git log -p` show strokes, not numbers.
@@ -15,6 +16,6 @@ struct InkTextConvCommand: ParsableCommand {
     let data = try readInput(file)
     // git runs textconv on every version in a diff; an unreadable version is shown as such, not an error that
     // would stop the whole diff.
-    print(NoteStore.InkTextConv.text(data, file: file), terminator: "")
+    print(InkKit.InkTextConv.text(data, file: file), terminator: "")
   }
 }

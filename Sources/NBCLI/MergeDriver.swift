@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InkKit
 import NoteStore
 
 /// `nb merge-driver ink %O %A %B`: the ink merge as a git merge driver, for git users outside nb.

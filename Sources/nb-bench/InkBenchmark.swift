@@ -1,4 +1,5 @@
 import Foundation
+import InkKit
 import NBTestSupport
 import NoteStore
 

@@ -1,3 +1,4 @@
+import InkKit
 import NBTestSupport
 import XCTest
 

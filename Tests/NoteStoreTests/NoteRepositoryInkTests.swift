@@ -1,5 +1,6 @@
 import Foundation
 import GitKit
+import InkKit
 import NBTestSupport
 import XCTest
 

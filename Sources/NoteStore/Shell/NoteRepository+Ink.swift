@@ -1,4 +1,5 @@
 import Foundation
+import InkKit
 
 /// A note's handwriting: read, change and import it; each change is one commit that also stamps the note's
 /// `updated`, so the sync policy resolves note and ink as one unit.

@@ -1,4 +1,5 @@
 import Foundation
+import InkKit
 
 /// The sync conflict policy: how the trees of two devices that diverged from a common ancestor become one tree,
 /// with nothing anyone wrote lost.

@@ -4,14 +4,14 @@ import Foundation
 /// extension.
 public enum InkImporter {
   /// The formats nb reads.
-  public enum Format: String, Sendable {
+  enum Format: String, Sendable {
     case nbInk = "nb ink (.ink.jsonl)"
     case inkML = "InkML"
     case remarkable = "reMarkable lines (.rm)"
   }
 
   /// The format of `data` (named `name`), or nil when it is none nb knows.
-  public static func format(of data: Data, name: String) -> Format? {
+  static func format(of data: Data, name: String) -> Format? {
     let head = data.prefix(256)
     if head.starts(with: Data("reMarkable".utf8)) { return .remarkable }
     let text = String(decoding: head, as: UTF8.self).drop { $0 == "\u{FEFF}" || $0.isWhitespace }
@@ -59,5 +59,6 @@ public struct InkImportError: Error, Equatable, CustomStringConvertible {
     self.message = message
   }
 
+  /// "file: message; nothing was imported".
   public var description: String { "\(file): \(message); nothing was imported" }
 }

@@ -7,33 +7,33 @@ import Foundation
 /// A stroke that turns by more than a right angle at one point is outlined as several overlapping pieces with round
 /// ends, all wound the same way: under SVG's default non-zero fill rule they add up, so the turn never leaves a hole,
 /// and the piece ends join as a round corner.
-public enum StrokeOutline {
+enum StrokeOutline {
   /// How the outline follows the points.
-  public struct Options: Hashable, Sendable {
+  struct Options: Hashable, Sendable {
     /// 0 up to 0.9: how far each point is pulled back towards the previous one before outlining, as a fraction
     /// of the step and at most a quarter of the radius; irons out jitter. The stroke still ends exactly where the
     /// pen lifted.
-    public var streamline: Double
+    var streamline: Double
     /// 0 to 1: a point nearer than `smoothing × radius ÷ 2` to the last one kept is dropped, which removes
     /// repeated points and keeps the path small.
-    public var smoothing: Double
+    var smoothing: Double
     /// 0 to 1: how much force changes the nominal width of a stroke without a width channel: force 0 draws
     /// `1 − thinning` of it, force 1 all of it, force 3 or more `1 + 2 × thinning`.
-    public var thinning: Double
+    var thinning: Double
 
     /// Options with each field given; the defaults suit recorded (already smooth) pen input.
-    public init(streamline: Double = 0.25, smoothing: Double = 0.5, thinning: Double = 0.5) {
+    init(streamline: Double = 0.25, smoothing: Double = 0.5, thinning: Double = 0.5) {
       self.streamline = streamline
       self.smoothing = smoothing
       self.thinning = thinning
     }
 
     /// The defaults.
-    public static let standard = Options()
+    static let standard = Options()
   }
 
   /// The width (diameter, points) drawn for a stroke that has no width channel.
-  public static func nominalWidth(for ink: InkType) -> Double {
+  static func nominalWidth(for ink: InkType) -> Double {
     switch ink {
     case .pen, .monoline, .other: 2
     case .pencil: 1.5
@@ -48,7 +48,7 @@ public enum StrokeOutline {
   /// The radius (points, after the stroke's transform) drawn at each of the stroke's points: half the `width`
   /// channel when the stroke has one (a recorded size already follows the pressure), else half the nominal width
   /// scaled by the force when there is a force channel.
-  public static func radii(of stroke: InkStroke, options: Options = .standard) -> [Double] {
+  static func radii(of stroke: InkStroke, options: Options = .standard) -> [Double] {
     let nib = Nib(stroke: stroke, options: options)
     return stroke.points.map { nib.radius($0) }
   }
@@ -56,7 +56,7 @@ public enum StrokeOutline {
   /// The closed outline polygons of a stroke, in order: one for a straight or gently curving stroke, more where it
   /// turns sharply, a round dot for a stroke whose points all coincide; none without finite points. Each polygon runs
   /// along the stroke's left side, round the end cap, back along the right side and round the start cap.
-  public static func polygons(of stroke: InkStroke, options: Options = .standard) -> [[(x: Double, y: Double)]] {
+  static func polygons(of stroke: InkStroke, options: Options = .standard) -> [[(x: Double, y: Double)]] {
     var builder = OutlineBuilder()
     builder.centreline(of: stroke, options: options)
     var result: [[(x: Double, y: Double)]] = []
@@ -69,7 +69,7 @@ public enum StrokeOutline {
 
   /// The outline as SVG path data: each polygon a sub-path of quadratic curves through the midpoints of its edges
   /// (so corners are rounded off), numbers to 1/100 pt. Empty when the stroke has no finite points.
-  public static func pathData(of stroke: InkStroke, options: Options = .standard) -> String {
+  static func pathData(of stroke: InkStroke, options: Options = .standard) -> String {
     var builder = OutlineBuilder()
     let sink = ByteSink()
     builder.centreline(of: stroke, options: options)

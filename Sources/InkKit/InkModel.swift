@@ -34,6 +34,7 @@ public struct InkScales: Equatable, Hashable, Sendable {
 
 /// The tool a stroke was drawn with. Unknown names from newer writers are kept and render as a pen.
 public enum InkType: Hashable, Sendable, CustomStringConvertible {
+  /// The tools FORMAT.md names.
   case pen, pencil, marker, monoline, fountainPen, watercolor, crayon, highlighter, eraser
   /// A name this build does not know, kept verbatim.
   case other(String)
@@ -67,6 +68,7 @@ public enum InkType: Hashable, Sendable, CustomStringConvertible {
   /// Marker and highlighter ink is drawn translucent over what is below it.
   public var isTranslucent: Bool { self == .marker || self == .highlighter }
 
+  /// The name, as written in the file.
   public var description: String { name }
 }
 
@@ -109,8 +111,9 @@ public struct InkColor: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// `#rrggbb`, for SVG.
-  public var cssRGB: String { "#" + String(hex.prefix(6)) }
+  var cssRGB: String { "#" + String(hex.prefix(6)) }
 
+  /// The hex form, `rrggbbaa`.
   public var description: String { hex }
 
   private static func nibble(_ byte: UInt8) -> UInt8? {
@@ -154,12 +157,14 @@ public struct InkTransform: Hashable, Sendable {
   }
 
   /// How much the transform scales lengths (geometric mean of the axes), for stroke widths.
-  public var lengthScale: Double { (abs(a * d - b * c)).squareRoot() }
+  var lengthScale: Double { (abs(a * d - b * c)).squareRoot() }
 }
 
 /// The optional per-point channels a stroke carries (x and y are always present).
 public struct InkChannels: OptionSet, Hashable, Sendable {
+  /// One bit per channel.
   public let rawValue: UInt16
+  /// The channels whose bits are set in `rawValue`.
   public init(rawValue: UInt16) { self.rawValue = rawValue }
 
   /// Time offset from the stroke's start, seconds.
@@ -328,7 +333,7 @@ public struct InkRect: Hashable, Sendable {
   }
 
   /// The smallest rectangle holding every point; nil for none.
-  public init?(enclosing points: [(x: Double, y: Double)]) {
+  init?(enclosing points: [(x: Double, y: Double)]) {
     guard let first = points.first else { return nil }
     var rect = InkRect(minX: first.x, minY: first.y, maxX: first.x, maxY: first.y)
     for point in points.dropFirst() {
@@ -341,7 +346,7 @@ public struct InkRect: Hashable, Sendable {
   }
 
   /// The smallest rectangle holding both.
-  public func union(_ other: InkRect) -> InkRect {
+  func union(_ other: InkRect) -> InkRect {
     InkRect(
       minX: min(minX, other.minX), minY: min(minY, other.minY), maxX: max(maxX, other.maxX),
       maxY: max(maxY, other.maxY))
@@ -375,8 +380,8 @@ public struct InkUnknownRecord: Hashable, Sendable {
 
 /// The whole content of an ink sidecar: header scales, pages and strokes.
 ///
-/// A value type: edit it with the methods below and save it through `NoteRepository.saveInk`; nothing here touches
-/// the disk. Stroke and page order in the file is always the drawing order, so equal drawings give equal bytes.
+/// A value type: edit it with the methods below and write it with `InkCodec.serialize` (NoteStore's
+/// `NoteRepository.saveInk` does that for a note's sidecar); nothing here touches the disk. Stroke and page order in the file is always the drawing order, so equal drawings give equal bytes.
 public struct InkDocument: Hashable, Sendable {
   /// The format version (`nbink`); this build writes and reads 1.
   public static let formatVersion = 1

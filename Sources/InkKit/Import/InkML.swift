@@ -48,13 +48,13 @@ public struct InkMLError: Error, Equatable, CustomStringConvertible {
 /// point height and opacity, masks, seeds and creation times are not written.
 public enum InkML {
   /// InkML's XML namespace.
-  public static let namespace = "http://www.w3.org/2003/InkML"
+  static let namespace = "http://www.w3.org/2003/InkML"
 
   /// Values of a `version` attribute on `<ink>` that the reader accepts (InkML 1.0 defines none).
-  public static let acceptedVersions: Set<String> = ["1.0", "1"]
+  static let acceptedVersions: Set<String> = ["1.0", "1"]
 
   /// The `<brushProperty>` name under which the writer records nb's ink type.
-  public static let inkProperty = "nb:ink"
+  static let inkProperty = "nb:ink"
 
   /// The strokes of an InkML document, without pages, ids from `makeID`, order keys increasing in file order, each
   /// stroke's `created` set to `created`. The caller merges them into a note's ink.

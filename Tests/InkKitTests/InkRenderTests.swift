@@ -1,7 +1,8 @@
 import Foundation
 import NBTestSupport
-import NoteStore
 import XCTest
+
+@testable import InkKit
 
 #if canImport(FoundationXML)
   import FoundationXML

@@ -1,5 +1,5 @@
 import Foundation
-import NoteStore
+import InkKit
 import XCTest
 
 #if canImport(FoundationXML)

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import NoteStore
+@testable import InkKit
 
 final class InkCodecTests: XCTestCase {
   // FORMAT.md's own example lines: the contract, written by hand, not by the code under test.

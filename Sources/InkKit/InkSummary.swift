@@ -26,6 +26,7 @@ public struct InkSummary: Equatable, Sendable {
     bounds = document.bounds
   }
 
+  /// Equal when every count, every ink type with its count, and the bounds are equal.
   public static func == (lhs: InkSummary, rhs: InkSummary) -> Bool {
     lhs.pages == rhs.pages && lhs.strokes == rhs.strokes && lhs.points == rhs.points
       && lhs.inkTypes.map(\.name) == rhs.inkTypes.map(\.name)
@@ -34,8 +35,8 @@ public struct InkSummary: Equatable, Sendable {
 
   /// "12 strokes on 2 pages (1 840 points)".
   public var headline: String {
-    let pageText = pages == 0 ? "" : " on \(CommitMessage.count(pages, "page"))"
-    return "\(CommitMessage.count(strokes, "stroke"))\(pageText) (\(CommitMessage.count(points, "point")))"
+    let pageText = pages == 0 ? "" : " on \(InkSummary.count(pages, "page"))"
+    return "\(InkSummary.count(strokes, "stroke"))\(pageText) (\(InkSummary.count(points, "point")))"
   }
 }
 
@@ -53,7 +54,7 @@ public enum InkTextConv {
   }
 
   /// The text for a document.
-  public static func text(_ document: InkDocument) -> String {
+  static func text(_ document: InkDocument) -> String {
     var lines = ["ink: " + InkSummary(document).headline]
     for page in document.orderedPages {
       lines.append("page \(page.id) \(page.width)x\(page.height)pt" + (page.background.map { " \($0)" } ?? ""))

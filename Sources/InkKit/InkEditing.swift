@@ -132,6 +132,7 @@ public enum InkEditError: Error, Equatable, CustomStringConvertible {
   /// A split range outside the stroke's points.
   case rangeOutOfBounds(id: String, range: Range<Int>, count: Int)
 
+  /// What went wrong, for a person.
   public var description: String {
     switch self {
     case .duplicateID(let id): "an ink record with id '\(id)' already exists; ids are never reused"
@@ -152,7 +153,7 @@ public enum InkID {
     for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: millis >> (8 * (5 - UInt64(index)))) }
     bytes[6] = 0x70 | (bytes[6] & 0x0f)
     bytes[8] = 0x80 | (bytes[8] & 0x3f)
-    return NoteID.format(bytes)
+    return InkID.format(bytes)
   }
 
   /// A new id from the clock and the system's random source.

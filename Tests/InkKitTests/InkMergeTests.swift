@@ -2,7 +2,7 @@ import Foundation
 import NBTestSupport
 import XCTest
 
-@testable import NoteStore
+@testable import InkKit
 
 final class InkMergeTests: XCTestCase {
   func stroke(_ id: String, x: Double = 0, color: String = "000000ff", order: String = "a") -> InkStroke {

@@ -28,31 +28,32 @@ public struct RemarkableV6Error: Error, Equatable, CustomStringConvertible {
     self.message = message
   }
 
+  /// "reMarkable .rm file, byte N: message".
   public var description: String { "reMarkable .rm file, byte \(offset): \(message)" }
 }
 
 /// The raw content of the line items of a reMarkable v6 file, in the file's own units, before any mapping to nb's
-/// model. Kept public so a caller (or a test) can see exactly what the file holds.
+/// model: what the file holds, for `read` and for tests.
 extension RemarkableV6 {
   /// One pen stroke as stored in a SceneLineItemBlock.
-  public struct Line: Equatable, Sendable {
+  struct Line: Equatable, Sendable {
     /// The pen (tool) id: 2/15 ballpoint, 4/17 fineliner, 3/16 marker, 5/18 highlighter, ...
-    public var tool: Int
+    var tool: Int
     /// The palette colour id: 0 black, 1 grey, 2 white, 3 yellow, ..., 9 highlight (see `argb`).
-    public var colorID: Int
+    var colorID: Int
     /// The explicit colour newer firmware writes for highlighters and shaders, `0xAARRGGBB`.
-    public var argb: UInt32?
+    var argb: UInt32?
     /// The tool's size setting.
-    public var thicknessScale: Double
+    var thicknessScale: Double
     /// Length of the stroke drawn before this piece (for textured tools).
-    public var startingLength: Double
+    var startingLength: Double
     /// The samples, in drawing order.
-    public var points: [Point]
+    var points: [Point]
     /// Byte offset of the block in the file, for error messages and tests.
-    public var blockOffset: Int
+    var blockOffset: Int
 
     /// A line.
-    public init(
+    init(
       tool: Int, colorID: Int, argb: UInt32? = nil, thicknessScale: Double, startingLength: Double,
       points: [Point], blockOffset: Int = 0
     ) {
@@ -67,20 +68,20 @@ extension RemarkableV6 {
   }
 
   /// One sample of a line, normalised so both point encodings (v1 floats, v2 packed integers) agree.
-  public struct Point: Equatable, Sendable {
+  struct Point: Equatable, Sendable {
     /// Screen pixels; x is centred on the page's vertical middle line, y grows down from the top.
-    public var x, y: Double
+    var x, y: Double
     /// Pen speed in the file's unit (v2 integer units; v1 floats are scaled by 4 to match).
-    public var speed: Double
+    var speed: Double
     /// Nib width, screen pixels.
-    public var width: Double
+    var width: Double
     /// Tilt direction, radians.
-    public var direction: Double
+    var direction: Double
     /// Pressure, 0–1.
-    public var pressure: Double
+    var pressure: Double
 
     /// A point.
-    public init(x: Double, y: Double, speed: Double, width: Double, direction: Double, pressure: Double) {
+    init(x: Double, y: Double, speed: Double, width: Double, direction: Double, pressure: Double) {
       self.x = x
       self.y = y
       self.speed = speed
@@ -91,7 +92,7 @@ extension RemarkableV6 {
   }
 
   /// The lines of a v6 file in file order; deleted items and every other kind of block are skipped.
-  public static func lines(_ data: Data) throws -> [Line] {
+  static func lines(_ data: Data) throws -> [Line] {
     let bytes = [UInt8](data)
     var parser = RemarkableV6Parser(bytes: bytes)
     return try parser.lines()

@@ -17,14 +17,14 @@ public enum FractionalIndex {
   }
 
   /// Whether `key` is usable as an order key.
-  public static func isValid(_ key: String) -> Bool {
+  static func isValid(_ key: String) -> Bool {
     !key.isEmpty && key.utf8.allSatisfy { value($0) != nil }
   }
 
   /// A key strictly between `lower` and `upper` (nil: unbounded on that side). Requires `lower < upper` when both
   /// are given. Keys read from a file may hold other bytes (someone's hand edit); the result is then still above
   /// `lower` — what adding on top needs — but may not be below such an `upper`.
-  public static func key(between lower: String?, and upper: String?) -> String {
+  static func key(between lower: String?, and upper: String?) -> String {
     let candidate = digitKey(between: lower, and: upper)
     if let lower, !(lower < candidate) { return lower + "V" }
     return candidate

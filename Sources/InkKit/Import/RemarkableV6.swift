@@ -7,13 +7,13 @@ import Foundation
 /// values out.
 public enum RemarkableV6 {
   /// The reMarkable 1/2 screen, pixels: the page a v6 file's coordinates refer to.
-  public static let screenWidth = 1404.0
+  static let screenWidth = 1404.0
   /// Screen height, pixels.
-  public static let screenHeight = 1872.0
+  static let screenHeight = 1872.0
   /// Screen resolution, pixels per inch.
-  public static let pixelsPerInch = 226.0
+  static let pixelsPerInch = 226.0
   /// Points (1/72 inch) per screen pixel.
-  public static let pointsPerPixel = 72.0 / pixelsPerInch
+  static let pointsPerPixel = 72.0 / pixelsPerInch
 
   /// The strokes of a v6 file as a document with one page the size of the reMarkable screen.
   ///
@@ -46,7 +46,7 @@ public enum RemarkableV6 {
   }
 
   /// nb's ink type for a reMarkable pen id; unknown ids draw as a pen.
-  public static func inkType(tool: Int) -> InkType {
+  static func inkType(tool: Int) -> InkType {
     switch tool {
     case 2, 15, 4, 17: .pen  // ballpoint, fineliner
     case 1, 14, 7, 13: .pencil  // pencil, mechanical pencil
@@ -62,7 +62,7 @@ public enum RemarkableV6 {
   }
 
   /// The line's colour: its explicit ARGB when the file has one, else the palette colour of its id.
-  public static func color(of line: Line) -> InkColor {
+  static func color(of line: Line) -> InkColor {
     if let argb = line.argb {
       return InkColor(
         red: UInt8(truncatingIfNeeded: argb >> 16), green: UInt8(truncatingIfNeeded: argb >> 8),
@@ -72,7 +72,7 @@ public enum RemarkableV6 {
   }
 
   /// The sRGB colour of a palette id (the values the tablet reports for its palette); unknown ids are black.
-  public static func color(id: Int) -> InkColor {
+  static func color(id: Int) -> InkColor {
     switch id {
     case 0: InkColor(red: 0, green: 0, blue: 0)  // black
     case 1: InkColor(red: 144, green: 144, blue: 144)  // grey

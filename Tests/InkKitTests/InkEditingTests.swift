@@ -2,7 +2,7 @@ import Foundation
 import NBTestSupport
 import XCTest
 
-@testable import NoteStore
+@testable import InkKit
 
 final class InkEditingTests: XCTestCase {
   func line(_ count: Int, from x: Double = 0) -> [InkPoint] {
@@ -94,16 +94,5 @@ final class InkEditingTests: XCTestCase {
     var document = InkDocument(strokes: [InkStroke(id: "odd", order: "~", points: line(2))])
     try document.add(InkStroke(id: "new", points: line(2)))
     XCTAssertEqual(document.drawingOrder.map(\.id), ["odd", "new"])
-  }
-
-  func testInkIDsAreVersion7UUIDsOrderedByTime() {
-    var generator = SplitMix64(seed: 1)
-    let early = InkID.make(date: Date(timeIntervalSince1970: 1_700_000_000), using: &generator)
-    let late = InkID.make(date: Date(timeIntervalSince1970: 1_700_000_001), using: &generator)
-    XCTAssertTrue(NoteID.isWellFormed(early))
-    XCTAssertEqual(Array(early)[14], "7")
-    XCTAssertLessThan(early, late)
-    // 1 700 000 000 000 ms = 0x18bcfe56800.
-    XCTAssertTrue(early.hasPrefix("018bcfe5-6800-7"), early)
   }
 }

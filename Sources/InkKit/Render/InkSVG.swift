@@ -7,6 +7,7 @@ public enum InkRenderError: Error, Equatable, CustomStringConvertible {
   /// The implicit page was asked for, but every stroke names a page.
   case noImplicitPage(available: [String])
 
+  /// What page is missing and which there are, for a person.
   public var description: String {
     switch self {
     case .noSuchPage(let id, let available):
@@ -21,7 +22,8 @@ public enum InkRenderError: Error, Equatable, CustomStringConvertible {
   }
 }
 
-/// Renders a drawing as an SVG document: one filled `<path>` per stroke (see `StrokeOutline`), in drawing order.
+/// Renders a drawing as an SVG document: one filled `<path>` per stroke (its outline follows the nib's size and the
+/// pressure), in drawing order.
 public enum InkSVG {
   /// Which page or pages to draw.
   public enum PageSelection: Hashable, Sendable {
@@ -39,7 +41,7 @@ public enum InkSVG {
   /// How the drawing looks.
   public struct Options: Hashable, Sendable {
     /// How outlines follow the points.
-    public var outline: StrokeOutline.Options
+    var outline: StrokeOutline.Options = .standard
     /// The colour the page is filled with first; nil leaves it transparent.
     public var background: InkColor?
     /// Space (points) around the strokes of a page that has no size of its own.
@@ -54,10 +56,9 @@ public enum InkSVG {
 
     /// Options with each field given.
     public init(
-      outline: StrokeOutline.Options = .standard, background: InkColor? = InkColor(red: 255, green: 255, blue: 255),
-      margin: Double = 16, pageGap: Double = 24, translucentOpacity: Double = 0.35, multiplyTranslucent: Bool = true
+      background: InkColor? = InkColor(red: 255, green: 255, blue: 255), margin: Double = 16, pageGap: Double = 24,
+      translucentOpacity: Double = 0.35, multiplyTranslucent: Bool = true
     ) {
-      self.outline = outline
       self.background = background
       self.margin = margin
       self.pageGap = pageGap

@@ -2,7 +2,7 @@ import Foundation
 import NBTestSupport
 import XCTest
 
-@testable import NoteStore
+@testable import InkKit
 
 /// The reMarkable v6 reader against real device files (counts and sample values from rmscene 0.8.0, an independent
 /// reader, see shared/testdata/remarkable/README.md) and against blocks built by hand from the layout.

@@ -16,6 +16,7 @@ public struct InkFormatError: Error, Equatable, CustomStringConvertible {
     self.message = message
   }
 
+  /// The file, line and message, as a person reads them.
   public var description: String {
     "\(file ?? "ink"):\(line): \(message)"
   }
@@ -55,7 +56,7 @@ public enum InkCodec {
   }
 
   /// The canonical line of one stroke (without newline), as it would be written with `scales`.
-  public static func line(of stroke: InkStroke, scales: InkScales = .standard) -> String {
+  static func line(of stroke: InkStroke, scales: InkScales = .standard) -> String {
     var writer = Writer(scales: scales)
     writer.stroke(stroke)
     writer.bytes.removeLast()
@@ -269,10 +270,10 @@ public enum InkCodec {
           stroke.color = color
         case "t0":
           let text = try scanner.string()
-          guard let stamp = Timestamp(rfc3339: text) else {
+          guard let created = InkInstant.parse(text) else {
             throw InkSyntaxError(message: "\"t0\" is not an RFC 3339 instant: \"\(text)\"")
           }
-          stroke.created = stamp.date
+          stroke.created = created
         case "tf":
           let values = try scanner.integerArray(key)
           guard values.count == 6 else {
@@ -490,7 +491,7 @@ public enum InkCodec {
       string(stroke.color.hex)
       if let created = stroke.created {
         key("t0")
-        string(InkCodec.formatInstant(created))
+        string(InkInstant.format(created))
       }
       key("tf")
       bytes.append(UInt8(ascii: "["))
@@ -530,16 +531,5 @@ public enum InkCodec {
       extras(stroke.extra)
       append("}\n")
     }
-  }
-
-  /// `2026-11-22T09:07:01.250Z`: UTC, milliseconds, as FORMAT.md's example.
-  public static func formatInstant(_ date: Date) -> String {
-    let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
-    let days = Timestamp.floorDiv(millis, 86_400_000)
-    let msOfDay = Int(millis - days * 86_400_000)
-    let (year, month, day) = Timestamp.civil(fromDays: days)
-    let pad = Timestamp.pad
-    return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):"
-      + "\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
   }
 }
