@@ -22,13 +22,16 @@ let package = Package(
       providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
     ),
     .target(name: "GitKit", dependencies: ["CLibGit2"]),
+    // Text both file formats share (RFC 3339 instants, UUID text, counted nouns); `package` access, not a product.
+    .target(name: "TextFormat"),
     // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation only.
-    .target(name: "InkKit"),
+    .target(name: "InkKit", dependencies: ["TextFormat"]),
     .target(
       name: "NoteStore",
       dependencies: [
         "GitKit",
         "InkKit",
+        "TextFormat",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Stencil", package: "Stencil"),
       ]

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Edits an app makes to a drawing. Each keeps every other stroke's record byte for byte, so a sync merges them
 /// stroke by stroke.
@@ -153,7 +154,7 @@ public enum InkID {
     for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: millis >> (8 * (5 - UInt64(index)))) }
     bytes[6] = 0x70 | (bytes[6] & 0x0f)
     bytes[8] = 0x80 | (bytes[8] & 0x3f)
-    return InkID.format(bytes)
+    return UUIDText.format(bytes)
   }
 
   /// A new id from the clock and the system's random source.

@@ -1,8 +1,9 @@
 import Foundation
 import InkKit
 import NBTestSupport
-@testable import NoteStore
 import XCTest
+
+@testable import NoteStore
 
 /// Stroke ids are UUIDs of the same shape as note ids (checked with NoteStore's `NoteID`), so this test stays with
 /// NoteStore rather than moving to InkKitTests.

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Note identities: lower-case random UUIDs (version 4). Two devices mint them offline without coordinating, and
 /// — unlike time-ordered UUIDs, whose first digits are shared by every note made in the same minute — a short
@@ -9,17 +10,7 @@ enum NoteID {
     var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
     bytes[6] = 0x40 | (bytes[6] & 0x0f)
     bytes[8] = 0x80 | (bytes[8] & 0x3f)
-    return format(bytes)
-  }
-
-  /// 16 bytes as a lower-case UUID, `8-4-4-4-12` hex digits.
-  static func format(_ bytes: [UInt8]) -> String {
-    let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    let parts = [
-      hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-      hex.dropFirst(20),
-    ]
-    return parts.joined(separator: "-")
+    return UUIDText.format(bytes)
   }
 
   /// A new id from the system's random source.
