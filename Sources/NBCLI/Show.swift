@@ -7,8 +7,7 @@ struct Show: ParsableCommand {
     commandName: "show",
     abstract: "Show a note: a summary of its front matter, then the body.")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Flag(help: "Print the file's bytes exactly as they are.")
   var raw = false
@@ -17,8 +16,7 @@ struct Show: ParsableCommand {
   @OptionGroup var output: JSONOption
 
   func run() throws {
-    let notes = try repository.open()
-    let target = try notes.resolve(note)
+    let (notes, target) = try note.resolve(in: repository)
     if raw {
       FileHandle.standardOutput.write(try notes.data(of: target))
       return

@@ -5,12 +5,11 @@ import NoteStore
 struct ConflictsDismiss: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "dismiss", abstract: "Delete the copy (history keeps it).", aliases: ["rm"])
-  @Argument(help: "The conflict copy.", completion: Completions.notes) var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.ConflictCopy>
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let notes = try repository.open()
-    let copy = try notes.resolve(note)
+    let (notes, copy) = try note.resolve(in: repository)
     try notes.dismissConflict(copy)
     print("Dismissed \(copy.path)")
   }

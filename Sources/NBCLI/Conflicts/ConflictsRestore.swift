@@ -5,12 +5,12 @@ import NoteStore
 struct ConflictsRestore: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "restore", abstract: "Make the copy's version the note's (one commit; history keeps both).")
-  @Argument(help: "The conflict copy.", completion: Completions.notes) var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.ConflictCopy>
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let notes = try repository.open()
-    let restored = try notes.restoreConflict(try notes.resolve(note))
+    let (notes, copy) = try note.resolve(in: repository)
+    let restored = try notes.restoreConflict(copy)
     print("Restored into \(restored.path)")
   }
 }

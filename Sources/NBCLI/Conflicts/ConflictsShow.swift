@@ -4,11 +4,11 @@ import NoteStore
 
 struct ConflictsShow: ParsableCommand {
   static let configuration = CommandConfiguration(commandName: "show", abstract: "Print a conflict copy.")
-  @Argument(help: "The conflict copy.", completion: Completions.notes) var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.ConflictCopy>
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let notes = try repository.open()
-    FileHandle.standardOutput.write(try notes.data(of: try notes.resolve(note)))
+    let (notes, copy) = try note.resolve(in: repository)
+    FileHandle.standardOutput.write(try notes.data(of: copy))
   }
 }

@@ -25,9 +25,8 @@ struct InkTarget {
   let note: Note
   let document: InkDocument?
 
-  init(_ options: RepositoryOptions, _ selector: String) throws {
-    repository = try options.open()
-    note = try repository.resolve(selector)
+  init(_ resolved: (repository: NoteRepository, note: Note)) throws {
+    (repository, note) = resolved
     document = try repository.ink(of: note)
   }
 

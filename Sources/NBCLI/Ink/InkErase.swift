@@ -7,8 +7,7 @@ struct InkErase: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "erase", abstract: "Remove strokes by id (ids as 'nb ink textconv' or --json listings show them).")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Argument(help: "Stroke ids to remove.")
   var ids: [String]
@@ -20,8 +19,7 @@ struct InkErase: ParsableCommand {
   }
 
   func run() throws {
-    let notes = try repository.open()
-    let target = try notes.resolve(note)
+    let (notes, target) = try note.resolve(in: repository)
     let path = notes.inkPath(of: target)
     // Checked inside the edit, under the repository lock: the drawing is read once, and nothing changes between
     // the check and the erase.

@@ -12,8 +12,7 @@ struct InkImport: ParsableCommand {
       without ink gets its sidecar. One commit.
       """)
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Argument(help: "The file to import.", completion: .file(extensions: ["inkml", "rm", "jsonl"]))
   var file: String
@@ -26,8 +25,7 @@ struct InkImport: ParsableCommand {
   func run() throws {
     let data = try readInput(file)
     let imported = try InkImporter.read(data, name: file)
-    let notes = try repository.open()
-    let target = try notes.resolve(note)
+    let (notes, target) = try note.resolve(in: repository)
     let name = URL(fileURLWithPath: file).lastPathComponent
     let result = try notes.importInk(imported, into: target, replace: replace, source: name)
     let pages = imported.pages.isEmpty ? "" : " on \(CommitMessage.count(imported.pages.count, "new page"))"

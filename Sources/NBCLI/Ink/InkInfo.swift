@@ -7,8 +7,7 @@ struct InkInfo: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "info", abstract: "Pages, strokes, points, ink types and bounding box of a note's ink.")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @OptionGroup var repository: RepositoryOptions
   @OptionGroup var output: JSONOption
@@ -41,7 +40,7 @@ struct InkInfo: ParsableCommand {
   func round2(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 
   func run() throws {
-    let target = try InkTarget(repository, note)
+    let target = try InkTarget(note.resolve(in: repository))
     let document = try target.requireInk()
     let summary = InkSummary(document)
     let path = target.repository.inkPath(of: target.note)

@@ -8,8 +8,7 @@ struct InkRender: ParsableCommand {
     commandName: "render",
     abstract: "Render a note's ink as SVG: one filled, pressure-varying <path> per stroke, the page as viewBox.")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Option(name: .shortAndLong, help: "Write to this file instead of standard output.", completion: .file())
   var output: String?
@@ -23,7 +22,7 @@ struct InkRender: ParsableCommand {
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let target = try InkTarget(repository, note)
+    let target = try InkTarget(note.resolve(in: repository))
     let document = try target.requireInk()
     var options = InkSVG.Options.standard
     if transparent { options.background = nil }

@@ -4,13 +4,13 @@ import NoteStore
 
 struct TagAdd: ParsableCommand {
   static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a tag to a note.")
-  @Argument(help: "The note.", completion: Completions.notes) var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Short>
   @Argument(help: "The tag.") var tag: String
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let notes = try repository.open()
-    let updated = try notes.addTag(tag, to: try notes.resolve(note))
+    let (notes, target) = try note.resolve(in: repository)
+    let updated = try notes.addTag(tag, to: target)
     print("\(updated.path): \(updated.tags.map { "#" + $0 }.joined(separator: " "))")
   }
 }
