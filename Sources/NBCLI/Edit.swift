@@ -33,7 +33,7 @@ struct Edit: ParsableCommand {
       return
     }
     let before = try notes.data(of: target)
-    try Editor.open(notes.root.appendingPathComponent(target.path).path)
+    try Editor.open(notes.fileURL(of: target).path)
     if let saved = try notes.commitEdit(of: target, before: before) {
       print("Saved \(saved.path)")
     } else {

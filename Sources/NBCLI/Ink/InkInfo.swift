@@ -45,9 +45,7 @@ struct InkInfo: ParsableCommand {
     let summary = InkSummary(document)
     let path = target.repository.inkPath(of: target.note)
     // The file's own size (it was just read), not a re-serialisation of what was parsed from it.
-    let bytes =
-      (try? FileManager.default.attributesOfItem(atPath: target.repository.root.appendingPathComponent(path).path))?[
-        .size] as? Int ?? 0
+    let bytes = target.repository.inkFileSize(of: target.note) ?? 0
     if output.json {
       let pages = document.orderedPages.map { page in
         InfoJSON.Page(
