@@ -17,6 +17,7 @@ struct Clone: ParsableCommand {
   func run() throws {
     let location = NoteRepository.locate(explicit: path ?? repository.directory)
     let notes = try NoteRepository.clone(url: url, to: location)
-    print("Cloned \(url) into \(Style.blue(notes.root.path)) (\(CommandCount.notes(try notes.allNotes().count)))")
+    print(
+      "Cloned \(url) into \(Style.blue(notes.root.path)) (\(CommitMessage.count(try notes.allNotes().count, "note")))")
   }
 }

@@ -27,7 +27,7 @@ struct Edit: ParsableCommand {
     let (notes, target) = try note.resolve(in: repository)
     if content != nil || append != nil || title != nil || tags != nil {
       let change = NoteChange(
-        title: title, tags: tags.map { $0.split(separator: ",").map(String.init) }, body: content, append: append)
+        title: title, tags: tags.map(tagList), body: content, append: append)
       let updated = try notes.update(target, change)
       print(updated.path)
       return

@@ -45,6 +45,11 @@ struct JSONOption: ParsableArguments {
   var json = false
 }
 
+/// The tags of a comma-separated `--tags` value, as `add` and `edit` take it.
+func tagList(_ value: String) -> [String] {
+  value.split(separator: ",").map(String.init)
+}
+
 extension NB {
   /// Runs nb with `arguments` (without the program name), accepting `--dir` before the subcommand too, as in
   /// `nb --dir ~/notes list` — the git-style habit — by moving leading global options after the subcommand.

@@ -33,7 +33,7 @@ struct Quickstart: ParsableCommand {
     step("edit roadmap --append \"Second thought\"")
     _ = try notes.update(try notes.resolve("roadmap"), NoteChange(append: "\nSecond thought\n"))
     step("tag rename q3 q4")
-    print("Renamed #q3 -> #q4 in \(CommandCount.notes(try notes.renameTag("q3", to: "q4")))")
+    print("Renamed #q3 -> #q4 in \(CommitMessage.count(try notes.renameTag("q3", to: "q4"), "note"))")
     step("move roadmap work/archive")
     print(try notes.move(try notes.resolve("roadmap"), to: "work/archive").path)
 

@@ -8,7 +8,3 @@ struct NotebookCommand: ParsableCommand {
     subcommands: [NotebookList.self, NotebookCreate.self, NotebookRename.self, NotebookDelete.self],
     defaultSubcommand: NotebookList.self, aliases: ["notebooks"])
 }
-
-enum CommandCount {
-  static func notes(_ n: Int) -> String { n == 1 ? "1 note" : "\(n) notes" }
-}

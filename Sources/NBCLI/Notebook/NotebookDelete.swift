@@ -23,7 +23,8 @@ struct NotebookDelete: ParsableCommand {
     if !recursive, isatty(STDIN_FILENO) == 1 {
       let inside = try notes.notes(inNotebook: path, recursive: true)
       if !inside.isEmpty {
-        print("Delete notebook \(path) and the \(CommandCount.notes(inside.count)) in it? [y/N] ", terminator: "")
+        print(
+          "Delete notebook \(path) and the \(CommitMessage.count(inside.count, "note")) in it? [y/N] ", terminator: "")
         fflush(stdout)
         guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
           print("Nothing deleted.")

@@ -25,7 +25,7 @@ struct NotebookList: ParsableCommand {
       let title = notebook.title == notebook.name ? "" : "  " + Style.dim(notebook.title)
       print(
         String(repeating: "  ", count: depth) + Style.blue(notebook.name + "/")
-          + "  \(CommandCount.notes(notebook.noteCount))" + title)
+          + "  \(CommitMessage.count(notebook.noteCount, "note"))" + title)
     }
   }
 }

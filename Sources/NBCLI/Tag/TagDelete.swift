@@ -10,6 +10,6 @@ struct TagDelete: ParsableCommand {
 
   func run() throws {
     let count = try repository.open().deleteTag(tag)
-    print("Deleted #\(tag) from \(CommandCount.notes(count))")
+    print("Deleted #\(tag) from \(CommitMessage.count(count, "note"))")
   }
 }

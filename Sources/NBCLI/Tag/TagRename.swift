@@ -11,6 +11,6 @@ struct TagRename: ParsableCommand {
 
   func run() throws {
     let count = try repository.open().renameTag(old, to: new)
-    print("Renamed #\(old) -> #\(new) in \(CommandCount.notes(count))")
+    print("Renamed #\(old) -> #\(new) in \(CommitMessage.count(count, "note"))")
   }
 }

@@ -25,7 +25,7 @@ public enum CommitMessage {
     }
   }
 
-  /// "1 note", "3 notes".
+  /// "1 note", "3 notes": the one pluralizer, for commit subjects and for what the `nb` commands print.
   public static func count(_ n: Int, _ noun: String) -> String {
     "\(n) \(noun)\(n == 1 ? "" : "s")"
   }
