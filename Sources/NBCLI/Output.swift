@@ -129,8 +129,18 @@ extension Timestamp {
 /// A one-line description of a note for listings.
 func noteLine(_ note: Note) -> String {
   var parts = [Style.dim(note.updated?.short ?? "                "), Style.bold(note.title), Style.blue(note.path)]
-  if !note.tags.isEmpty { parts.append(Style.cyan(note.tags.map { "#" + $0 }.joined(separator: " "))) }
+  if !note.tags.isEmpty { parts.append(Style.cyan(hashtags(note.tags))) }
   return parts.joined(separator: "  ")
+}
+
+/// Tags as a person writes them in text: "#planning #q3".
+func hashtags(_ tags: [String]) -> String {
+  tags.map { "#" + $0 }.joined(separator: " ")
+}
+
+/// A summary as `show` and `ink info` print it: one "key  value" row a line, the keys dimmed in one column.
+func printRows(_ rows: [(String, String)]) {
+  for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
 }
 
 /// Reads standard input when it is not a terminal (piped content); nil on a terminal. Bytes that are not UTF-8 are

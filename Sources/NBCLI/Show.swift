@@ -52,7 +52,7 @@ struct Show: ParsableCommand {
       let svg = String(RepoPaths.lastComponent(of: target.path).dropLast(3)) + ".svg"
       rows.append(("ink", "\(ink.headline) in \(inkPath); render: nb ink render \(target.path) -o \(svg)"))
     }
-    for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
+    printRows(rows)
     print("")
     print(body, terminator: body.hasSuffix("\n") || body.isEmpty ? "" : "\n")
   }

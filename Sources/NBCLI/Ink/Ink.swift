@@ -32,11 +32,13 @@ struct InkTarget {
 
   /// The drawing, or an error saying the note has none and how to make one.
   func requireInk() throws -> InkDocument {
-    guard let document else {
-      throw CommandError(
-        "\(note.path) has no ink (no \(repository.inkPath(of: note))); add some with 'nb ink import \(note.path) FILE'")
-    }
+    guard let document else { throw Self.noInk(note, at: repository.inkPath(of: note)) }
     return document
+  }
+
+  /// The error for a note without ink (its sidecar is `path`), saying how to make some.
+  static func noInk(_ note: Note, at path: String) -> CommandError {
+    CommandError("\(note.path) has no ink (no \(path)); add some with 'nb ink import \(note.path) FILE'")
   }
 }
 

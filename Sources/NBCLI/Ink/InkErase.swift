@@ -27,8 +27,7 @@ struct InkErase: ParsableCommand {
       of: target, subject: "ink erase \(CommitMessage.count(ids.count, "stroke")) in \(target.path)"
     ) { document in
       if document.isEmpty {
-        throw CommandError(
-          "\(target.path) has no ink (no \(path)); add some with 'nb ink import \(target.path) FILE'")
+        throw InkTarget.noInk(target, at: path)
       }
       let missing = ids.filter { document.stroke(id: $0) == nil }
       if !missing.isEmpty {

@@ -91,6 +91,6 @@ struct InkInfo: ParsableCommand {
         ))
     }
     rows.append(("size", "\(bytes) bytes"))
-    for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
+    printRows(rows)
   }
 }

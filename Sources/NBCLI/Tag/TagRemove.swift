@@ -11,6 +11,6 @@ struct TagRemove: ParsableCommand {
   func run() throws {
     let (notes, target) = try note.resolve(in: repository)
     let updated = try notes.removeTag(tag, from: target)
-    print("\(updated.path): \(updated.tags.map { "#" + $0 }.joined(separator: " "))")
+    print("\(updated.path): \(hashtags(updated.tags))")
   }
 }
