@@ -41,27 +41,3 @@ struct InkTarget {
     CommandError("\(note.path) has no ink (no \(path)); add some with 'nb ink import \(note.path) FILE'")
   }
 }
-
-/// The bytes of a file named on the command line, or a one-line error naming it (`what` says which file it is).
-func readInput(_ path: String, what: String = "") throws -> Data {
-  do {
-    return try Data(contentsOf: URL(fileURLWithPath: path))
-  } catch {
-    throw CommandError("cannot read \(what)\(path): \(error.localizedDescription)")
-  }
-}
-
-/// Writes `data` to `path` atomically (a half-written SVG or export never replaces a good one), or to standard
-/// output for `-`.
-func writeOutput(_ data: Data, to path: String?) throws {
-  guard let path, path != "-" else {
-    FileHandle.standardOutput.write(data)
-    return
-  }
-  do {
-    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-  } catch {
-    throw CommandError(
-      "cannot write \(path): \(error.localizedDescription); check the directory exists and is writable")
-  }
-}
