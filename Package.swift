@@ -41,6 +41,7 @@ let package = Package(
       dependencies: [
         "NoteStore",
         "InkKit",
+        "TextFormat",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -50,7 +51,7 @@ let package = Package(
     .target(name: "NBTestSupport", dependencies: ["GitKit"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
-    .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "InkKit", "NBTestSupport"]),
+    .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "InkKit", "TextFormat", "NBTestSupport"]),
     // Depends on NoteStore alone: compiles only while the public API holds no GitKit type.
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// What `nb ink info` and `nb show` say about a drawing.
 public struct InkSummary: Equatable, Sendable {
@@ -35,8 +36,8 @@ public struct InkSummary: Equatable, Sendable {
 
   /// "12 strokes on 2 pages (1 840 points)".
   public var headline: String {
-    let pageText = pages == 0 ? "" : " on \(InkSummary.count(pages, "page"))"
-    return "\(InkSummary.count(strokes, "stroke"))\(pageText) (\(InkSummary.count(points, "point")))"
+    let pageText = pages == 0 ? "" : " on \(counted(pages, "page"))"
+    return "\(counted(strokes, "stroke"))\(pageText) (\(counted(points, "point")))"
   }
 }
 

@@ -20,10 +20,3 @@ enum InkInstant {
       + "\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
   }
 }
-
-extension InkSummary {
-  /// "1 stroke", "3 strokes".
-  static func count(_ n: Int, _ noun: String) -> String {
-    "\(n) \(noun)\(n == 1 ? "" : "s")"
-  }
-}

@@ -43,7 +43,7 @@ struct Add: ParsableCommand {
     let notes = try repository.open()
     let draft = NoteDraft(
       title: title, notebook: notebook,
-      tags: tags.map { $0.split(separator: ",").map(String.init) } ?? [],
+      tags: tags.map(tagList) ?? [],
       content: try content ?? readPipedStandardInput() ?? "", template: template, variables: vars)
     let note = try notes.createNote(draft)
     if output.json {

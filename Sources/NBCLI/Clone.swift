@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TextFormat
 
 struct Clone: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -17,6 +18,7 @@ struct Clone: ParsableCommand {
   func run() throws {
     let location = NoteRepository.locate(explicit: path ?? repository.directory)
     let notes = try NoteRepository.clone(url: url, to: location)
-    print("Cloned \(url) into \(Style.blue(notes.root.path)) (\(CommandCount.notes(try notes.allNotes().count)))")
+    print(
+      "Cloned \(url) into \(Style.blue(notes.root.path)) (\(counted(try notes.allNotes().count, "note")))")
   }
 }

@@ -7,8 +7,7 @@ struct Delete: ParsableCommand {
     commandName: "delete",
     abstract: "Delete a note and its sidecars (git history keeps every version).", aliases: ["rm"])
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Flag(help: "Delete even when the note has uncommitted edits (they are lost).")
   var force = false
@@ -16,8 +15,7 @@ struct Delete: ParsableCommand {
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let notes = try repository.open()
-    let target = try notes.resolve(note)
+    let (notes, target) = try note.resolve(in: repository)
     try notes.delete(target, force: force)
     print("Deleted \(target.path)")
   }

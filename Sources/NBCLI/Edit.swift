@@ -7,8 +7,7 @@ struct Edit: ParsableCommand {
     commandName: "edit",
     abstract: "Edit a note in $VISUAL/$EDITOR (or change it with options); commits if it changed.")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Option(help: "Replace the body with this text (no editor).")
   var content: String?
@@ -25,17 +24,16 @@ struct Edit: ParsableCommand {
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let notes = try repository.open()
-    let target = try notes.resolve(note)
+    let (notes, target) = try note.resolve(in: repository)
     if content != nil || append != nil || title != nil || tags != nil {
       let change = NoteChange(
-        title: title, tags: tags.map { $0.split(separator: ",").map(String.init) }, body: content, append: append)
+        title: title, tags: tags.map(tagList), body: content, append: append)
       let updated = try notes.update(target, change)
       print(updated.path)
       return
     }
     let before = try notes.data(of: target)
-    try Editor.open(notes.root.appendingPathComponent(target.path).path)
+    try Editor.open(notes.fileURL(of: target).path)
     if let saved = try notes.commitEdit(of: target, before: before) {
       print("Saved \(saved.path)")
     } else {

@@ -7,8 +7,7 @@ struct History: ParsableCommand {
     commandName: "history",
     abstract: "The commits that changed a note, newest first, following moves.", aliases: ["log"])
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Option(help: "At most this many commits.")
   var limit: Int?
@@ -45,8 +44,8 @@ struct History: ParsableCommand {
   }
 
   func run() throws {
-    let notes = try repository.open()
-    let entries = try notes.history(of: try notes.resolve(note), limit: limit)
+    let (notes, target) = try note.resolve(in: repository)
+    let entries = try notes.history(of: target, limit: limit)
     if output.json {
       return try printJSON(
         entries.map {

@@ -8,8 +8,7 @@ struct Move: ParsableCommand {
     abstract: "Move a note (with its sidecars) to a notebook, or rename it to a new .md path; the id stays.",
     aliases: ["mv"])
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Argument(
     help: "A notebook path (created if missing), or a new path ending in .md.", completion: Completions.notebooks)
@@ -18,8 +17,8 @@ struct Move: ParsableCommand {
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let notes = try repository.open()
-    let moved = try notes.move(try notes.resolve(note), to: destination)
+    let (notes, target) = try note.resolve(in: repository)
+    let moved = try notes.move(target, to: destination)
     print(moved.path)
   }
 }

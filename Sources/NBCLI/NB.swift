@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import NoteStore
 
-/// The `nb` command: a thin layer over ``NoteStore``; each subcommand lives in a file of its own.
+/// The `nb` command: a thin layer over ``NoteStore``; each subcommand lives in a file of its own, a group's
+/// in the group's folder.
 public struct NB: ParsableCommand {
   /// The version `nb --version` prints.
   public static let version = "0.1.0"
@@ -43,6 +44,11 @@ struct RepositoryOptions: ParsableArguments {
 struct JSONOption: ParsableArguments {
   @Flag(name: .long, help: "Print one JSON document instead of text.")
   var json = false
+}
+
+/// The tags of a comma-separated `--tags` value, as `add` and `edit` take it.
+func tagList(_ value: String) -> [String] {
+  value.split(separator: ",").map(String.init)
 }
 
 extension NB {

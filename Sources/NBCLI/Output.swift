@@ -129,8 +129,18 @@ extension Timestamp {
 /// A one-line description of a note for listings.
 func noteLine(_ note: Note) -> String {
   var parts = [Style.dim(note.updated?.short ?? "                "), Style.bold(note.title), Style.blue(note.path)]
-  if !note.tags.isEmpty { parts.append(Style.cyan(note.tags.map { "#" + $0 }.joined(separator: " "))) }
+  if !note.tags.isEmpty { parts.append(Style.cyan(hashtags(note.tags))) }
   return parts.joined(separator: "  ")
+}
+
+/// Tags as a person writes them in text: "#planning #q3".
+func hashtags(_ tags: [String]) -> String {
+  tags.map { "#" + $0 }.joined(separator: " ")
+}
+
+/// A summary as `show` and `ink info` print it: one "key  value" row a line, the keys dimmed in one column.
+func printRows(_ rows: [(String, String)]) {
+  for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
 }
 
 /// Reads standard input when it is not a terminal (piped content); nil on a terminal. Bytes that are not UTF-8 are
@@ -143,6 +153,30 @@ func readPipedStandardInput() throws -> String? {
     throw CommandError("standard input is not valid UTF-8; convert it (e.g. iconv -t UTF-8) and retry")
   }
   return text
+}
+
+/// The bytes of a file named on the command line, or a one-line error naming it (`what` says which file it is).
+func readInput(_ path: String, what: String = "") throws -> Data {
+  do {
+    return try Data(contentsOf: URL(fileURLWithPath: path))
+  } catch {
+    throw CommandError("cannot read \(what)\(path): \(error.localizedDescription)")
+  }
+}
+
+/// Writes `data` to `path` atomically (a half-written SVG or export never replaces a good one), or to standard
+/// output for `-`.
+func writeOutput(_ data: Data, to path: String?) throws {
+  guard let path, path != "-" else {
+    FileHandle.standardOutput.write(data)
+    return
+  }
+  do {
+    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+  } catch {
+    throw CommandError(
+      "cannot write \(path): \(error.localizedDescription); check the directory exists and is writable")
+  }
 }
 
 /// A failure found while a command runs (not a usage mistake), so ArgumentParser prints just the one-line message

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkKit
 import NoteStore
+import TextFormat
 
 struct Quickstart: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -34,7 +35,7 @@ struct Quickstart: ParsableCommand {
     step("edit roadmap --append \"Second thought\"")
     _ = try notes.update(try notes.resolve("roadmap"), NoteChange(append: "\nSecond thought\n"))
     step("tag rename q3 q4")
-    print("Renamed #q3 -> #q4 in \(CommandCount.notes(try notes.renameTag("q3", to: "q4")))")
+    print("Renamed #q3 -> #q4 in \(counted(try notes.renameTag("q3", to: "q4"), "note"))")
     step("move roadmap work/archive")
     print(try notes.move(try notes.resolve("roadmap"), to: "work/archive").path)
 
@@ -46,7 +47,7 @@ struct Quickstart: ParsableCommand {
     let sketched = try notes.importInk(
       try InkImporter.read(try Data(contentsOf: inkml), name: "sketch.inkml"), into: try notes.resolve("roadmap"),
       replace: false, source: "sketch.inkml")
-    print("\(sketched.note.path): added \(CommitMessage.count(sketched.strokes, "stroke")) from sketch.inkml")
+    print("\(sketched.note.path): added \(counted(sketched.strokes, "stroke")) from sketch.inkml")
     // Beside the repository, not in it: the demo's work tree stays clean.
     let svg = location.deletingLastPathComponent().appendingPathComponent(location.lastPathComponent + "-roadmap.svg")
     step("ink render roadmap -o \(svg.path)")

@@ -8,8 +8,7 @@ struct Show: ParsableCommand {
     commandName: "show",
     abstract: "Show a note: a summary of its front matter, then the body.")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Flag(help: "Print the file's bytes exactly as they are.")
   var raw = false
@@ -18,8 +17,7 @@ struct Show: ParsableCommand {
   @OptionGroup var output: JSONOption
 
   func run() throws {
-    let notes = try repository.open()
-    let target = try notes.resolve(note)
+    let (notes, target) = try note.resolve(in: repository)
     if raw {
       FileHandle.standardOutput.write(try notes.data(of: target))
       return
@@ -54,7 +52,7 @@ struct Show: ParsableCommand {
       let svg = target.stem + ".svg"
       rows.append(("ink", "\(ink.headline) in \(inkPath); render: nb ink render \(target.path) -o \(svg)"))
     }
-    for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
+    printRows(rows)
     print("")
     print(body, terminator: body.hasSuffix("\n") || body.isEmpty ? "" : "\n")
   }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TextFormat
 
 struct Sync: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -59,13 +60,15 @@ struct Sync: ParsableCommand {
     let what: String
     switch summary.outcome {
     case .upToDate: what = "already up to date"
-    case .published: what = "published \(CommandCount.commits(summary.sent)) (a new branch on the remote)"
-    case .pushed: what = "sent \(CommandCount.commits(summary.sent))"
-    case .fastForwarded: what = "received \(CommandCount.commits(summary.received))"
+    case .published: what = "published \(counted(summary.sent, "commit")) (a new branch on the remote)"
+    case .pushed: what = "sent \(counted(summary.sent, "commit"))"
+    case .fastForwarded: what = "received \(counted(summary.received, "commit"))"
     case .merged where summary.dryRun:
       what = "fetch the remote's new commits and merge them with this device's"
     case .merged:
-      what = "received \(CommandCount.commits(summary.received)), sent \(CommandCount.commits(summary.sent)), merged"
+      what =
+        "received \(counted(summary.received, "commit")), "
+        + "sent \(counted(summary.sent, "commit")), merged"
     }
     print("\(prefix) with \(remote)/\(summary.remoteBranch): \(what)")
     if !summary.saved.isEmpty { print("  saved first: \(summary.saved.joined(separator: ", "))") }
@@ -80,8 +83,4 @@ struct Sync: ParsableCommand {
     if !summary.conflicts.isEmpty { print("Review them with 'nb conflicts'.") }
     for warning in summary.warnings { print(Style.yellow("warning: ") + warning) }
   }
-}
-
-extension CommandCount {
-  static func commits(_ n: Int) -> String { n == 1 ? "1 commit" : "\(n) commits" }
 }

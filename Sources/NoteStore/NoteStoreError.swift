@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Everything the note store refuses to do, each with a one-line message that names the file, line or argument
 /// and says what to do. Nothing has been changed on disk when one of these is thrown.
@@ -69,7 +70,7 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
       return "\(path) already exists (\(what)); choose another name"
     case .notebookNotEmpty(let path, let entries):
       return
-        "notebook '\(path)' is not empty (\(CommitMessage.count(entries, "file"))); pass --recursive to delete it with everything in it"
+        "notebook '\(path)' is not empty (\(counted(entries, "file"))); pass --recursive to delete it with everything in it"
     case .invalidArgument(let message):
       return message
     case .outsideRepository(let path):

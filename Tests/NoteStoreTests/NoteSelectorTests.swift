@@ -1,4 +1,5 @@
 @testable import NoteStore
+import TextFormat
 import XCTest
 
 final class NoteSelectorTests: XCTestCase {
@@ -78,8 +79,8 @@ final class CommitMessageTests: XCTestCase {
   }
 
   func testCount() {
-    XCTAssertEqual(CommitMessage.count(1, "note"), "1 note")
-    XCTAssertEqual(CommitMessage.count(0, "note"), "0 notes")
+    XCTAssertEqual(counted(1, "note"), "1 note")
+    XCTAssertEqual(counted(0, "note"), "0 notes")
   }
 }
 

@@ -2,12 +2,12 @@ import Foundation
 
 /// Commit messages nb writes: a short subject saying what happened, then one `Nb-Note-Id:` trailer per note
 /// touched, so `git log --grep "Nb-Note-Id: <id>"` finds a note's history with nothing but git.
-public enum CommitMessage {
+enum CommitMessage {
   /// The trailer key.
-  public static let noteIDTrailer = "Nb-Note-Id"
+  static let noteIDTrailer = "Nb-Note-Id"
 
   /// Builds a message from a subject (without the `nb: ` prefix) and the ids of the notes touched.
-  public static func make(_ subject: String, noteIDs: [String] = []) -> String {
+  static func make(_ subject: String, noteIDs: [String] = []) -> String {
     var seen = Set<String>()
     let ids = noteIDs.filter { seen.insert($0).inserted }
     var message = "nb: " + subject + "\n"
@@ -18,15 +18,10 @@ public enum CommitMessage {
   }
 
   /// The note ids named by trailers in a commit message.
-  public static func noteIDs(in message: String) -> [String] {
+  static func noteIDs(in message: String) -> [String] {
     let prefix = noteIDTrailer + ": "
     return message.split(separator: "\n").compactMap { line in
       line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) : nil
     }
-  }
-
-  /// "1 note", "3 notes".
-  public static func count(_ n: Int, _ noun: String) -> String {
-    "\(n) \(noun)\(n == 1 ? "" : "s")"
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 extension NoteRepository {
   /// Every notebook (directory) in the repository, in path order.
@@ -79,7 +80,7 @@ extension NoteRepository {
       for file in files { try tx.remove(file) }
       try? FileSystem.removeTree(absolute(notebook))
       for note in notes { tx.note(note.id) }
-      tx.subject = "delete notebook \(notebook) (\(CommitMessage.count(notes.count, "note")))"
+      tx.subject = "delete notebook \(notebook) (\(counted(notes.count, "note")))"
     }
   }
 

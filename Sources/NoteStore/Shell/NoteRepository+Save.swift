@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// What `save` committed.
 public struct SaveResult: Equatable, Sendable {
@@ -99,9 +100,9 @@ extension NoteRepository {
       tx.subject =
         total == 1
         ? "save \(paths[0])"
-        : "save \(CommitMessage.count(stamped.count, "note"))"
+        : "save \(counted(stamped.count, "note"))"
           + (removed.count + plain.count > 0
-            ? " and \(CommitMessage.count(removed.count + plain.count, "other change"))" : "")
+            ? " and \(counted(removed.count + plain.count, "other change"))" : "")
       return SaveResult(paths: paths, notes: stamped.map(\.path), removed: removed)
     }
   }

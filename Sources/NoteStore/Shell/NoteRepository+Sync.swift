@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Where a fetch or push gets credentials from.
 public struct SyncCredentials: Sendable {
@@ -400,7 +401,7 @@ extension NoteRepository {
     }
     let subject =
       "sync: merge \(label)"
-      + (report.conflicts.isEmpty ? "" : " (\(CommitMessage.count(report.conflicts.count, "conflict")))")
+      + (report.conflicts.isEmpty ? "" : " (\(counted(report.conflicts.count, "conflict")))")
     let mergeCommit = try git.commitMerge(
       tree, ours: ourFiles, theirs: theirFiles, parents: [local, remoteTip],
       message: CommitMessage.make(subject, noteIDs: ids), date: clock())

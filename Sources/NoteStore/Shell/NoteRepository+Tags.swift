@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 extension NoteRepository {
   /// Every tag in the repository with the number of notes carrying it, most used first, then by name.
@@ -75,7 +76,7 @@ extension NoteRepository {
         try tx.write(update.path, update.text)
         tx.note(update.id)
       }
-      tx.subject = "\(subject) (\(CommitMessage.count(updates.count, "note")))"
+      tx.subject = "\(subject) (\(counted(updates.count, "note")))"
       return updates.count
     }
   }

@@ -2,14 +2,14 @@ import ArgumentParser
 import Foundation
 import InkKit
 import NoteStore
+import TextFormat
 
 /// `nb ink info NOTE`: what is drawn, in numbers.
 struct InkInfo: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "info", abstract: "Pages, strokes, points, ink types and bounding box of a note's ink.")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @OptionGroup var repository: RepositoryOptions
   @OptionGroup var output: JSONOption
@@ -42,14 +42,12 @@ struct InkInfo: ParsableCommand {
   func round2(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 
   func run() throws {
-    let target = try InkTarget(repository, note)
+    let target = try InkTarget(note.resolve(in: repository))
     let document = try target.requireInk()
     let summary = InkSummary(document)
     let path = target.repository.inkPath(of: target.note)
     // The file's own size (it was just read), not a re-serialisation of what was parsed from it.
-    let bytes =
-      (try? FileManager.default.attributesOfItem(atPath: target.repository.root.appendingPathComponent(path).path))?[
-        .size] as? Int ?? 0
+    let bytes = target.repository.inkFileSize(of: target.note) ?? 0
     if output.json {
       let pages = document.orderedPages.map { page in
         InfoJSON.Page(
@@ -76,10 +74,10 @@ struct InkInfo: ParsableCommand {
       if let record = document.pages.first(where: { $0.id == id }) {
         let background = record.background.map { ", \($0)" } ?? ""
         described =
-          "\(record.width)×\(record.height) pt\(background), \(CommitMessage.count(count, "stroke")) (id \(record.id))"
+          "\(record.width)×\(record.height) pt\(background), \(counted(count, "stroke")) (id \(record.id))"
       } else {
         described =
-          "\(CommitMessage.count(count, "stroke")) " + (id.map { "(id \($0), no page record)" } ?? "(no page)")
+          "\(counted(count, "stroke")) " + (id.map { "(id \($0), no page record)" } ?? "(no page)")
       }
       rows.append(("  \(number + 1)", described))
     }
@@ -95,6 +93,6 @@ struct InkInfo: ParsableCommand {
         ))
     }
     rows.append(("size", "\(bytes) bytes"))
-    for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
+    printRows(rows)
   }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkKit
 import NoteStore
+import TextFormat
 
 /// `nb ink render NOTE -o FILE.svg`: the drawing as SVG a browser shows.
 struct InkRender: ParsableCommand {
@@ -9,8 +10,7 @@ struct InkRender: ParsableCommand {
     commandName: "render",
     abstract: "Render a note's ink as SVG: one filled, pressure-varying <path> per stroke, the page as viewBox.")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Option(name: .shortAndLong, help: "Write to this file instead of standard output.", completion: .file())
   var output: String?
@@ -24,14 +24,14 @@ struct InkRender: ParsableCommand {
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let target = try InkTarget(repository, note)
+    let target = try InkTarget(note.resolve(in: repository))
     let document = try target.requireInk()
     var options = InkSVG.Options.standard
     if transparent { options.background = nil }
     let svg = try InkSVG.renderData(document, page: try selection(in: document), options: options)
     try writeOutput(svg, to: output)
     if let output, output != "-" {
-      print("wrote \(output) (\(CommitMessage.count(document.strokes.count, "stroke")))")
+      print("wrote \(output) (\(counted(document.strokes.count, "stroke")))")
     }
   }
 
@@ -42,7 +42,7 @@ struct InkRender: ParsableCommand {
     let shown = InkSVG.pages(of: document)
     if let number = Int(page) {
       guard (1...max(shown.count, 1)).contains(number), number <= shown.count else {
-        throw CommandError("--page \(page): the ink has \(CommitMessage.count(shown.count, "page"))")
+        throw CommandError("--page \(page): the ink has \(counted(shown.count, "page"))")
       }
       return shown[number - 1].map { .page($0) } ?? .implicit
     }

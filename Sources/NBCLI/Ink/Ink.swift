@@ -26,42 +26,19 @@ struct InkTarget {
   let note: Note
   let document: InkDocument?
 
-  init(_ options: RepositoryOptions, _ selector: String) throws {
-    repository = try options.open()
-    note = try repository.resolve(selector)
+  init(_ resolved: (repository: NoteRepository, note: Note)) throws {
+    (repository, note) = resolved
     document = try repository.ink(of: note)
   }
 
   /// The drawing, or an error saying the note has none and how to make one.
   func requireInk() throws -> InkDocument {
-    guard let document else {
-      throw CommandError(
-        "\(note.path) has no ink (no \(repository.inkPath(of: note))); add some with 'nb ink import \(note.path) FILE'")
-    }
+    guard let document else { throw Self.noInk(note, at: repository.inkPath(of: note)) }
     return document
   }
-}
 
-/// The bytes of a file named on the command line, or a one-line error naming it (`what` says which file it is).
-func readInput(_ path: String, what: String = "") throws -> Data {
-  do {
-    return try Data(contentsOf: URL(fileURLWithPath: path))
-  } catch {
-    throw CommandError("cannot read \(what)\(path): \(error.localizedDescription)")
-  }
-}
-
-/// Writes `data` to `path` atomically (a half-written SVG or export never replaces a good one), or to standard
-/// output for `-`.
-func writeOutput(_ data: Data, to path: String?) throws {
-  guard let path, path != "-" else {
-    FileHandle.standardOutput.write(data)
-    return
-  }
-  do {
-    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-  } catch {
-    throw CommandError(
-      "cannot write \(path): \(error.localizedDescription); check the directory exists and is writable")
+  /// The error for a note without ink (its sidecar is `path`), saying how to make some.
+  static func noInk(_ note: Note, at path: String) -> CommandError {
+    CommandError("\(note.path) has no ink (no \(path)); add some with 'nb ink import \(note.path) FILE'")
   }
 }

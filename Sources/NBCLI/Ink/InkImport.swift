@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InkKit
 import NoteStore
+import TextFormat
 
 /// `nb ink import NOTE FILE`: adds a drawing from another tool, one commit.
 struct InkImport: ParsableCommand {
@@ -13,8 +14,7 @@ struct InkImport: ParsableCommand {
       without ink gets its sidecar. One commit.
       """)
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Argument(help: "The file to import.", completion: .file(extensions: ["inkml", "rm", "jsonl"]))
   var file: String
@@ -27,13 +27,12 @@ struct InkImport: ParsableCommand {
   func run() throws {
     let data = try readInput(file)
     let imported = try InkImporter.read(data, name: file)
-    let notes = try repository.open()
-    let target = try notes.resolve(note)
+    let (notes, target) = try note.resolve(in: repository)
     let name = URL(fileURLWithPath: file).lastPathComponent
     let result = try notes.importInk(imported, into: target, replace: replace, source: name)
-    let pages = imported.pages.isEmpty ? "" : " on \(CommitMessage.count(imported.pages.count, "new page"))"
+    let pages = imported.pages.isEmpty ? "" : " on \(counted(imported.pages.count, "new page"))"
     print(
-      "\(result.note.path): \(replace ? "replaced the ink with" : "added") \(CommitMessage.count(result.strokes, "stroke"))"
+      "\(result.note.path): \(replace ? "replaced the ink with" : "added") \(counted(result.strokes, "stroke"))"
         + "\(pages) from \(name)")
   }
 }

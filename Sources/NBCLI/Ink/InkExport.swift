@@ -8,8 +8,7 @@ struct InkExport: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "export", abstract: "Write a note's ink as W3C InkML (to standard output, or -o FILE).")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Flag(help: "W3C InkML (the only export format so far; required so that a later default cannot surprise scripts).")
   var inkml = false
@@ -21,7 +20,7 @@ struct InkExport: ParsableCommand {
 
   func run() throws {
     guard inkml else { throw CommandError("choose an export format: --inkml") }
-    let target = try InkTarget(repository, note)
+    let target = try InkTarget(note.resolve(in: repository))
     try writeOutput(Data(InkML.write(try target.requireInk()).utf8), to: output)
     if let output, output != "-" { print("wrote \(output)") }
   }

@@ -1,14 +1,14 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TextFormat
 
 /// `nb ink erase NOTE ID...`: removes strokes, one commit.
 struct InkErase: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "erase", abstract: "Remove strokes by id (ids as 'nb ink textconv' or --json listings show them).")
 
-  @Argument(help: "The note: path, id prefix or title.", completion: Completions.notes)
-  var note: String
+  @OptionGroup var note: NoteArgument<NoteHelp.Selector>
 
   @Argument(help: "Stroke ids to remove.")
   var ids: [String]
@@ -20,17 +20,15 @@ struct InkErase: ParsableCommand {
   }
 
   func run() throws {
-    let notes = try repository.open()
-    let target = try notes.resolve(note)
+    let (notes, target) = try note.resolve(in: repository)
     let path = notes.inkPath(of: target)
     // Checked inside the edit, under the repository lock: the drawing is read once, and nothing changes between
     // the check and the erase.
     try notes.editInk(
-      of: target, subject: "ink erase \(CommitMessage.count(ids.count, "stroke")) in \(target.path)"
+      of: target, subject: "ink erase \(counted(ids.count, "stroke")) in \(target.path)"
     ) { document in
       if document.isEmpty {
-        throw CommandError(
-          "\(target.path) has no ink (no \(path)); add some with 'nb ink import \(target.path) FILE'")
+        throw InkTarget.noInk(target, at: path)
       }
       let missing = ids.filter { document.stroke(id: $0) == nil }
       if !missing.isEmpty {
@@ -40,6 +38,6 @@ struct InkErase: ParsableCommand {
       }
       for id in ids { document.erase(id: id) }
     }
-    print("\(target.path): erased \(CommitMessage.count(Set(ids).count, "stroke"))")
+    print("\(target.path): erased \(counted(Set(ids).count, "stroke"))")
   }
 }
