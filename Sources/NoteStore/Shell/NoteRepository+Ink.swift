@@ -4,22 +4,6 @@ import GitKit
 /// A note's handwriting: read, change and import it; each change is one commit that also stamps the note's
 /// `updated`, so the sync policy resolves note and ink as one unit.
 extension NoteRepository {
-  /// The merge driver name `.gitattributes` gives ink sidecars.
-  public static let inkMergeDriver = "nb-ink"
-
-  /// Registers the ink merge driver with libgit2 for this process, so any libgit2 merge in it (`git_merge_trees`,
-  /// `git_merge`) merges sidecars stroke by stroke. Idempotent. Without edit times the driver keeps, for a stroke
-  /// changed on both sides, the version whose line sorts last; sync, which knows the times, uses `InkMerge` itself.
-  public static func registerInkMergeDriver() throws {
-    try MergeDrivers.register(name: inkMergeDriver) { input in
-      guard let ours = input.ours, let theirs = input.theirs else { return .conflict }
-      guard let merged = InkMerge.merge(base: input.ancestor, ours: ours, theirs: theirs, later: .unknown) else {
-        return .conflict
-      }
-      return .merged(merged)
-    }
-  }
-
   /// The sidecar path of a note (whether or not it exists).
   public func inkPath(of note: Note) -> String { RepoPaths.sidecars(of: note.path)[0] }
 

@@ -42,7 +42,6 @@ public final class NoteRepository {
   var git: Repository {
     get throws {
       if let openedGit { return openedGit }
-      _ = Self.inkDriverRegistered
       do {
         let repository = try Repository.open(at: root)
         openedGit = repository
@@ -119,11 +118,6 @@ public final class NoteRepository {
     return NoteRepository(root: root, gitDirectory: gitDirectory, git: nil, config: config)
   }
 
-  /// libgit2's driver table is not thread-safe to add to, so the driver is registered once per process, before the
-  /// first libgit2 repository is opened and so before any merge (a static `let` is initialised exactly once). Not
-  /// at `open`: that would initialise libgit2 for commands that never need it.
-  static let inkDriverRegistered: Bool = (try? registerInkMergeDriver()) != nil
-
   /// Makes a new repository at `root` (creating the directory), on branch `main`, with the settings, a
   /// `.gitattributes`, the default notebook, and a first commit. An existing git repository is adopted: its history
   /// and files stay, and nb's files are committed on top.
@@ -136,7 +130,6 @@ public final class NoteRepository {
       throw NoteStoreError.alreadyInitialized(path: root.path)
     }
     try FileSystem.makeDirectory(root.path)
-    _ = inkDriverRegistered
     let git: Repository
     do {
       git =
