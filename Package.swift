@@ -15,7 +15,7 @@ let package = Package(
     .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
   ],
   targets: [
-    // libgit2 from the system (Debian: libgit2-dev); only GitKit imports it.
+    // libgit2 from the system (Debian: libgit2-dev); GitKit is the only product module importing it.
     .systemLibrary(
       name: "CLibGit2",
       pkgConfig: "libgit2",
@@ -47,8 +47,10 @@ let package = Package(
     ),
     .executableTarget(name: "nb", dependencies: ["NBCLI"]),
     .executableTarget(name: "nb-bench", dependencies: ["NoteStore", "InkKit", "NBTestSupport"]),
-    // Not a product: helpers shared by the test targets and the benchmark.
-    .target(name: "NBTestSupport", dependencies: ["GitKit"]),
+    // Not a product: helpers shared by the test targets and the benchmark. It links libgit2 itself only for the
+    // in-process merge drivers and tree merge that prove the ink driver works inside a libgit2 merge (nb never runs
+    // one, so that code stays out of GitKit).
+    .target(name: "NBTestSupport", dependencies: ["GitKit", "CLibGit2"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
     .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "InkKit", "TextFormat", "NBTestSupport"]),

@@ -12,7 +12,16 @@ import Foundation
 /// bytes we read or wrote last are kept together with the file's stat identity; while the file on disk still has
 /// that identity (same inode, size, mtime and ctime) the cached bytes are used without touching the file.
 /// Anyone else replacing the index (git, libgit2) writes a new file and renames it, which changes the inode.
-enum IndexFileStore {
+///
+/// A class with one process-wide instance (`shared`) rather than static functions so that a `Repository` can be
+/// given another one: GitKitTests pass a subclass that counts `readFromDisk` and `write` calls, which is how they
+/// prove that saves go through the patcher and that our own writes are not read back.
+class IndexFileStore: @unchecked Sendable {
+  /// The store every `Repository` uses unless given another.
+  static let shared = IndexFileStore()
+
+  init() {}
+
   /// What identifies one version of the file on disk.
   struct Identity: Equatable {
     var dev: UInt64
@@ -52,13 +61,8 @@ enum IndexFileStore {
   }
 
   /// One entry is enough: a process works on one repository at a time, and each entry holds a whole index.
-  private nonisolated(unsafe) static var cache: (path: String, loaded: Loaded)?
-  private static let cacheLock = NSLock()
-
-  /// How many times an index was read from disk and verified (tests check that the cache is used).
-  nonisolated(unsafe) static var diskReads = 0
-  /// How many index files this process wrote (tests check that the patcher, not libgit2, wrote them).
-  nonisolated(unsafe) static var writes = 0
+  private var cache: (path: String, loaded: Loaded)?
+  private let cacheLock = NSLock()
 
   /// Why loading did not give a usable snapshot.
   enum LoadFailure: Error {
@@ -71,22 +75,33 @@ enum IndexFileStore {
   }
 
   /// The verified contents of the index at `path`, from the cache when the file has not changed since.
-  static func load(_ path: String) -> Result<Loaded, LoadFailure> {
+  func load(_ path: String) -> Result<Loaded, LoadFailure> {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     if fd < 0 {
       if errno == ENOENT { return .failure(.missing) }
-      return .failure(.io(posixError("open(\(path))")))
+      return .failure(.io(Self.posixError("open(\(path))")))
     }
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else { return .failure(.io(posixError("fstat(\(path))"))) }
+    guard fstat(fd, &info) == 0 else { return .failure(.io(Self.posixError("fstat(\(path))"))) }
     let identity = Identity(info)
     cacheLock.lock()
     let cached = cache
     cacheLock.unlock()
     if let cached, cached.path == path, cached.loaded.identity == identity { return .success(cached.loaded) }
 
-    let size = Int(info.st_size)
+    switch readFromDisk(fd, size: Int(info.st_size), path: path) {
+    case .failure(let failure):
+      return .failure(failure)
+    case .success(let snapshot):
+      let loaded = Loaded(snapshot: snapshot, identity: identity)
+      remember(path, loaded)
+      return .success(loaded)
+    }
+  }
+
+  /// Reads `size` bytes from `fd` (the open index at `path`) and verifies their checksum.
+  func readFromDisk(_ fd: Int32, size: Int, path: String) -> Result<IndexFile.Snapshot, LoadFailure> {
     var bytes = [UInt8](repeating: 0, count: size)
     var done = 0
     let failed = bytes.withUnsafeMutableBytes { buffer -> Bool in
@@ -98,19 +113,14 @@ enum IndexFileStore {
       }
       return false
     }
-    if failed { return .failure(.io(posixError("read(\(path))"))) }
+    if failed { return .failure(.io(Self.posixError("read(\(path))"))) }
     guard let snapshot = IndexFile.verify(bytes) else { return .failure(.corrupt) }
-    let loaded = Loaded(snapshot: snapshot, identity: identity)
-    remember(path, loaded)
-    cacheLock.lock()
-    diskReads += 1
-    cacheLock.unlock()
-    return .success(loaded)
+    return .success(snapshot)
   }
 
   /// Whether the index at `path` has conflict entries; nil when the file is missing, corrupt or unusual, and
   /// libgit2 should be asked instead. Reads through the cache, so the save that usually follows reuses the bytes.
-  static func hasConflicts(_ path: String) -> Bool? {
+  func hasConflicts(_ path: String) -> Bool? {
     guard case .success(let loaded) = load(path) else { return nil }
     if let known = loaded.derived.hasConflicts { return known }
     guard let answer = try? IndexFile.hasConflicts(loaded.snapshot) else { return nil }
@@ -119,7 +129,7 @@ enum IndexFileStore {
   }
 
   /// The `.gitattributes` entries of `loaded` (read from the index file at `path`), computed once per version.
-  static func attributeFiles(_ path: String, _ loaded: Loaded) throws -> [IndexEntryRecord] {
+  func attributeFiles(_ path: String, _ loaded: Loaded) throws -> [IndexEntryRecord] {
     if let known = loaded.derived.attributeFiles { return known }
     let found = try IndexFile.entries(named: ".gitattributes", in: loaded.snapshot)
     record(path, loaded.identity) { $0.attributeFiles = found }
@@ -127,7 +137,7 @@ enum IndexFileStore {
   }
 
   /// Updates the cached facts if the cache still holds that version of the file.
-  private static func record(_ path: String, _ identity: Identity, _ update: (inout Derived) -> Void) {
+  private func record(_ path: String, _ identity: Identity, _ update: (inout Derived) -> Void) {
     cacheLock.lock()
     defer { cacheLock.unlock() }
     guard var cached = cache, cached.path == path, cached.loaded.identity == identity else { return }
@@ -137,7 +147,7 @@ enum IndexFileStore {
 
   /// Writes `bytes` with git's lock protocol: `index.lock` created exclusively (an existing one fails with
   /// `GitError.isLocked` and is left alone), written, then renamed over the index. The written version is cached.
-  static func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived()) throws {
+  func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived()) throws {
     let lockPath = path + ".lock"
     let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     if fd < 0 {
@@ -146,7 +156,7 @@ enum IndexFileStore {
           function: "git_index_write", code: GitError.lockedCode,
           message: "\(lockPath) exists: another git process is running, or one crashed and left it behind")
       }
-      throw posixError("open(\(lockPath))")
+      throw Self.posixError("open(\(lockPath))")
     }
     var renamed = false
     defer {
@@ -158,15 +168,12 @@ enum IndexFileStore {
       while done < buffer.count {
         let n = posixWrite(fd, buffer.baseAddress! + done, buffer.count - done)
         if n < 0 && errno == EINTR { continue }
-        if n <= 0 { throw posixError("write(\(lockPath))") }
+        if n <= 0 { throw Self.posixError("write(\(lockPath))") }
         done += n
       }
     }
-    guard rename(lockPath, path) == 0 else { throw posixError("rename(\(lockPath), \(path))") }
+    guard rename(lockPath, path) == 0 else { throw Self.posixError("rename(\(lockPath), \(path))") }
     renamed = true
-    cacheLock.lock()
-    writes += 1
-    cacheLock.unlock()
     // fstat on our descriptor, not lstat on the path: if someone replaced the file right after our rename, the
     // cache must describe our inode, which then no longer matches the path and is ignored.
     var info = stat()
@@ -178,14 +185,14 @@ enum IndexFileStore {
     }
   }
 
-  /// Drops the cached bytes (tests; or after a write whose result we could not identify).
-  static func forget() {
+  /// Drops the cached bytes after a write whose result we could not identify.
+  private func forget() {
     cacheLock.lock()
     cache = nil
     cacheLock.unlock()
   }
 
-  private static func remember(_ path: String, _ loaded: Loaded) {
+  private func remember(_ path: String, _ loaded: Loaded) {
     cacheLock.lock()
     cache = (path, loaded)
     cacheLock.unlock()

@@ -35,126 +35,100 @@ extension Repository {
         function: "git_index_write", code: GitError.lockedCode,
         message: "\(lockPath) exists: another git process is running, or one crashed and left it behind")
     }
-    if case .committed(let id) = try commitPatchingIndex(
-      paths: paths, message: message, author: author, indexPath: indexPath)
-    {
-      return id
-    }
-    let index = try index()
-    do {
-      return try commitUnchecked(paths: paths, message: message, author: author, index: index)
-    } catch {
-      discardIndexChanges()
-      throw error
-    }
-  }
-
-  private enum PatchOutcome {
-    case notHandled
-    case committed(ObjectID?)
-  }
-
-  /// `commit(paths:)` editing `.git/index` bytes directly (see `IndexFile`) instead of loading all of it into
-  /// libgit2: the same steps and ordering as `commitUnchecked`, or `.notHandled` before anything is written when
-  /// the index or the repository's settings need libgit2's general code.
-  private func commitPatchingIndex(paths: [String], message: String, author: Signature?, indexPath: String) throws
-    -> PatchOutcome
-  {
-    // With core.filemode / core.symlinks false libgit2 derives modes from the old entry; leave that to it.
-    // libgit2 refuses `.git`-like components anywhere in a path (also spelled `.GIT.`, `git~1`); leave judging
-    // those to it. Trimming dots and spaces on both ends makes this a superset (a plain `git` goes there too).
-    let suspicious = paths.contains { path in
-      path.utf8.contains(0)
-        || path.split(separator: "/").contains { component in
-          let name = component.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " ."))
-          return name == "git" || name == "git~1"
-        }
-    }
-    guard configFlag("core.filemode") && configFlag("core.symlinks"), !suspicious else { return .notHandled }
-    guard case .success(let loaded) = IndexFileStore.load(indexPath) else { return .notHandled }
-
     let head = try HeadTree(of: self)
-    // The pointers below belong to `head`: keep it alive to the end of the scope, not just to its last use.
+    // The pointers in `head` are used to the end: keep it alive that long, not just to its last use.
     defer { withExtendedLifetime(head) {} }
-    let headID = head.id
-    let headCommit = head.commit
-    let headTree = head.tree
 
-    // Hashing files (and racily clean entries) applies .gitattributes filters; see withAttributesOnlyIndex.
-    var operations: [IndexPatchOperation] = []
-    let racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
-    var patched: IndexPatchResult?
-    let attributeFiles = try? IndexFileStore.attributeFiles(indexPath, loaded)
-    try withAttributesOnlyIndex(attributeFiles) { hashing in
-      try hashPaths(paths, into: &operations, hashing: hashing)
-      guard operations.count == paths.count else { return }
-      patched = try? IndexFile.patch(
-        loaded.snapshot, operations, racyCutoff: racyCutoff,
-        isRacilyModified: { self.isRacilyModified($0, hashing: hashing) })
+    let patcher = PatchingIndexWriter(repository: self, indexPath: indexPath, store: indexFileStore)
+    if let staged = try patcher.stage(paths) {
+      return try commit(staged, through: patcher, head: head, message: message, author: author)
     }
-    guard let patched else { return .notHandled }
-
-    var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
-    var indexChanged = patched.removedDescendants
-    for operation in operations {
-      let path = String(decoding: operation.path, as: UTF8.self)
-      let before = patched.previous[operation.path]
-      switch operation {
-      case .upsert(let record):
-        if before.map({ $0.id != record.id || $0.mode != record.mode }) ?? true { indexChanged = true }
-        updates.append((GIT_TREE_UPDATE_UPSERT, Self.oid(record.id), git_filemode_t(record.mode), path))
-      case .remove:
-        if before != nil { indexChanged = true }
-        // Removing what HEAD's tree does not have is an error in git_tree_create_updated, so only existing ones.
-        if let headTree, try treeEntryExists(headTree, path) {
-          updates.append((GIT_TREE_UPDATE_REMOVE, git_oid(), GIT_FILEMODE_BLOB, path))
-        }
-      }
-    }
-
-    let newTreeID = try createUpdatedTree(base: headTree, updates: updates)
-    let unchanged: Bool
-    if let headTree {
-      unchanged = ObjectID(git_tree_id(headTree)) == newTreeID.id
-    } else {
-      unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
-    }
-    // The patch writes stage-0 entries only and declines touched conflicted paths, so "no conflicts" carries
-    // over; the attribute files carry over unless one of them (or a directory) was touched.
-    var derived = IndexFileStore.Derived()
-    if loaded.derived.hasConflicts == false { derived.hasConflicts = false }
-    if !patched.removedDescendants,
-      !operations.contains(where: { String(decoding: $0.path, as: UTF8.self).hasSuffix(".gitattributes") })
-    {
-      derived.attributeFiles = attributeFiles
-    }
-    if unchanged {
-      if indexChanged {
-        try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints, derived: derived)
-      }
-      return .committed(nil)
-    }
-
-    let authorSignature = author ?? defaultSignature()
-    let committerSignature = author == nil ? authorSignature : defaultSignature()
-    let commitID = try createCommit(
-      tree: newTreeID, parent: headCommit, author: authorSignature, committer: committerSignature,
-      message: message)
-
-    try IndexFileStore.write(indexPath, patched.bytes, checkpoints: patched.checkpoints, derived: derived)
+    // The patcher declined before writing anything: libgit2 loads the whole index and stages the paths itself.
+    let libgit2 = LibGit2IndexWriter(repository: self, index: try index())
+    let staged: StagedPaths
     do {
-      try moveHead(to: commitID, from: headID, reflogMessage: reflogMessage(message, initial: headID == nil))
+      staged = try libgit2.stage(paths)
     } catch {
-      // As in commitUnchecked: the commit did not happen, so put the touched entries back as they were.
-      restore(operations, previous: patched.previous, after: patched, indexPath: indexPath, racyCutoff: racyCutoff)
+      libgit2.discardChanges()
       throw error
     }
-    return .committed(commitID)
+    return try commit(staged, through: libgit2, head: head, message: message, author: author)
+  }
+
+  /// The steps after staging, the same whoever staged: the tree, the unchanged check, the commit object, the index
+  /// write, then the compare-and-swap on the branch, putting the index entries back if that fails.
+  private func commit(
+    _ staged: StagedPaths, through writer: some IndexWriter, head: HeadTree, message: String, author: Signature?
+  ) throws -> ObjectID? {
+    do {
+      var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
+      var indexChanged = staged.removedDescendants
+      for path in staged.paths {
+        switch path.change {
+        case .upsert(let entry):
+          if path.previous != entry { indexChanged = true }
+          updates.append((GIT_TREE_UPDATE_UPSERT, Self.oid(entry.id), git_filemode_t(entry.mode), path.path))
+        case .remove:
+          if path.previous != nil { indexChanged = true }
+          // Removing what HEAD's tree does not have is an error in git_tree_create_updated, so only existing ones.
+          if let headTree = head.tree, try treeEntryExists(headTree, path.path) {
+            updates.append((GIT_TREE_UPDATE_REMOVE, git_oid(), GIT_FILEMODE_BLOB, path.path))
+          }
+        }
+      }
+
+      let newTreeID = try createUpdatedTree(base: head.tree, updates: updates)
+      let unchanged: Bool
+      if let headTree = head.tree {
+        unchanged = ObjectID(git_tree_id(headTree)) == newTreeID.id
+      } else {
+        // An unborn branch "has" the empty tree: committing nothing into it is a no-op too.
+        unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
+      }
+      if unchanged {
+        if indexChanged { try writer.write() }
+        return nil
+      }
+
+      let authorSignature = author ?? defaultSignature()
+      let committerSignature = author == nil ? authorSignature : defaultSignature()
+      let commitID = try createCommit(
+        tree: newTreeID, parent: head.commit, author: authorSignature, committer: committerSignature,
+        message: message)
+
+      try writer.write()
+      do {
+        try moveHead(to: commitID, from: head.id, reflogMessage: reflogMessage(message, initial: head.id == nil))
+      } catch {
+        // The commit did not happen, so the index must not claim it did: put the entries back as they were, so
+        // nothing is left staged that the caller is about to roll back in the work tree.
+        restore(staged, through: writer)
+        throw error
+      }
+      return commitID
+    } catch {
+      writer.discardChanges()
+      throw error
+    }
+  }
+
+  /// Best effort: the branch update already failed, and that is the error worth reporting.
+  private func restore(_ staged: StagedPaths, through writer: some IndexWriter) {
+    var undo: [IndexUndo] = []
+    for path in staged.paths {
+      if let previous = path.previous {
+        undo.append(.put(path: path.path, previous))
+      } else if case .upsert = path.change {
+        undo.append(.remove(path: path.path))
+      }
+    }
+    guard (try? writer.apply(undo)) != nil else { return }
+    try? writer.write()
   }
 
   /// Stats and hashes each path into an upsert or a removal; stops early (leaving `operations` short) on a file
   /// type the patcher does not write (a fifo, a socket...).
-  private func hashPaths(_ paths: [String], into operations: inout [IndexPatchOperation], hashing: OpaquePointer)
+  fileprivate func hashPaths(_ paths: [String], into operations: inout [IndexPatchOperation], hashing: OpaquePointer)
     throws
   {
     for path in paths {
@@ -191,7 +165,7 @@ extension Repository {
   /// attribute files libgit2 can see are the same, so the filters are the same. A separate handle, because
   /// replacing this one's index would orphan the index object `Repository` keeps. On any failure here, `body` gets
   /// this repository and libgit2 loads the index as before.
-  private func withAttributesOnlyIndex(
+  fileprivate func withAttributesOnlyIndex(
     _ attributes: [IndexEntryRecord]?, _ body: (_ hashing: OpaquePointer) throws -> Void
   ) throws {
     guard let attributes else { return try body(pointer) }
@@ -224,31 +198,8 @@ extension Repository {
     try body(handle)
   }
 
-  /// Best effort, like `restore(_:in:)`: the branch update already failed, and that is the error worth reporting.
-  private func restore(
-    _ operations: [IndexPatchOperation], previous: [[UInt8]: IndexEntryRecord], after patched: IndexPatchResult,
-    indexPath: String, racyCutoff: UInt32
-  ) {
-    var undo: [IndexPatchOperation] = []
-    for operation in operations {
-      if var entry = previous[operation.path] {
-        // Zeroed stat data makes git compare contents next time instead of trusting a stale timestamp.
-        entry = IndexEntryRecord(mode: entry.mode, id: entry.id, path: entry.path)
-        undo.append(.upsert(entry))
-      } else if case .upsert = operation {
-        undo.append(.remove(path: operation.path, descendants: false))
-      }
-    }
-    let snapshot = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
-    guard
-      let restored = try? IndexFile.patch(
-        snapshot, undo, racyCutoff: racyCutoff, isRacilyModified: { self.isRacilyModified($0, hashing: self.pointer) })
-    else { return }
-    try? IndexFileStore.write(indexPath, restored.bytes, checkpoints: restored.checkpoints)
-  }
-
   /// The stat fields of an index entry, truncated to 32 bits as git records them.
-  private static func statRecord(_ info: stat) -> IndexEntryRecord {
+  fileprivate static func statRecord(_ info: stat) -> IndexEntryRecord {
     var record = IndexEntryRecord()
     record.ctimeSeconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_sec)
     record.ctimeNanoseconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_nsec)
@@ -265,7 +216,7 @@ extension Repository {
   /// For an entry recorded in the same second the old index was written: could its file have changed since
   /// without git noticing by stat? Only mtime seconds and size are compared, the fields git checks under every
   /// `core.checkStat`; when they still match, the contents decide.
-  private func isRacilyModified(_ entry: IndexEntryRecord, hashing: OpaquePointer) -> Bool {
+  fileprivate func isRacilyModified(_ entry: IndexEntryRecord, hashing: OpaquePointer) -> Bool {
     let path = String(decoding: entry.path, as: UTF8.self)
     var info = stat()
     guard lstat(workTree.path + "/" + path, &info) == 0 else { return false }
@@ -283,111 +234,20 @@ extension Repository {
     }
   }
 
-  private static func bytes(of oid: git_oid) -> [UInt8] {
+  fileprivate static func bytes(of oid: git_oid) -> [UInt8] {
     withUnsafeBytes(of: oid.id) { Array($0) }
   }
 
-  private static func oid(_ bytes: [UInt8]) -> git_oid {
+  fileprivate static func oid(_ bytes: [UInt8]) -> git_oid {
     var oid = git_oid()
     withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes.prefix(20)) }
     return oid
   }
 
   /// A boolean config value, true when unset (the default of the keys asked here).
-  private func configFlag(_ key: String) -> Bool {
+  fileprivate func configFlag(_ key: String) -> Bool {
     guard let value = config(key)?.lowercased() else { return true }
     return !["false", "no", "off", "0"].contains(value)
-  }
-
-  private func commitUnchecked(paths: [String], message: String, author: Signature?, index: OpaquePointer) throws
-    -> ObjectID?
-  {
-    let head = try HeadTree(of: self)
-    // The pointers below belong to `head`: keep it alive to the end of the scope, not just to its last use.
-    defer { withExtendedLifetime(head) {} }
-    let headID = head.id
-    let headCommit = head.commit
-    let headTree = head.tree
-
-    var updates: [(action: git_tree_update_t, id: git_oid, mode: git_filemode_t, path: String)] = []
-    var indexChanged = false
-    var previous: [(path: String, entry: IndexEntry?)] = []
-    for path in paths {
-      let before = indexEntry(index, path)
-      previous.append((path, before))
-      switch try workTreeKind(of: path) {
-      case .file:
-        // add_bypath applies the repository's filters (.gitattributes eol, ...) exactly like `git add`, writes the
-        // blob and refreshes the entry's stat data, so git sees the file as clean without re-hashing it.
-        try check("git_index_add_bypath(\(path))", git_index_add_bypath(index, path))
-        guard let after = indexEntry(index, path) else {
-          throw GitError(function: "git_index_get_bypath(\(path))", code: GIT_ENOTFOUND.rawValue, message: "")
-        }
-        if before.map({ !($0.id == after.id && $0.mode == after.mode) }) ?? true { indexChanged = true }
-        updates.append((GIT_TREE_UPDATE_UPSERT, after.oid, git_filemode_t(after.mode), path))
-      case .missing:
-        if before != nil { indexChanged = true }
-        try check("git_index_remove_bypath(\(path))", git_index_remove_bypath(index, path))
-        if try removeDirectoryEntries(index, path) { indexChanged = true }
-        // Removing what HEAD's tree does not have is an error in git_tree_create_updated, so only existing ones.
-        if let headTree, try treeEntryExists(headTree, path) {
-          updates.append((GIT_TREE_UPDATE_REMOVE, git_oid(), GIT_FILEMODE_BLOB, path))
-        }
-      case .directory:
-        throw GitError(
-          function: "git_index_add_bypath(\(path))", code: GIT_EINVALIDSPEC.rawValue,
-          message: "\(path) is a directory in the work tree; pass file paths")
-      }
-    }
-
-    let newTreeID = try createUpdatedTree(base: headTree, updates: updates)
-    let unchanged: Bool
-    if let headTree {
-      unchanged = ObjectID(git_tree_id(headTree)) == newTreeID.id
-    } else {
-      // An unborn branch "has" the empty tree: committing nothing into it is a no-op too.
-      unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
-    }
-    if unchanged {
-      if indexChanged { try check("git_index_write", git_index_write(index)) }
-      return nil
-    }
-
-    let authorSignature = author ?? defaultSignature()
-    let committerSignature = author == nil ? authorSignature : defaultSignature()
-    let commitID = try createCommit(
-      tree: newTreeID, parent: headCommit, author: authorSignature, committer: committerSignature,
-      message: message)
-
-    try check("git_index_write", git_index_write(index))
-    do {
-      try moveHead(to: commitID, from: headID, reflogMessage: reflogMessage(message, initial: headID == nil))
-    } catch {
-      // The commit did not happen, so the index must not claim it did: put the entries back as they were, so
-      // nothing is left staged that the caller is about to roll back in the work tree.
-      restore(previous, in: index)
-      throw error
-    }
-    return commitID
-  }
-
-  /// Best effort: the branch update already failed, and that is the error worth reporting.
-  private func restore(_ entries: [(path: String, entry: IndexEntry?)], in index: OpaquePointer) {
-    for (path, entry) in entries {
-      guard let entry else {
-        _ = git_index_remove_bypath(index, path)
-        continue
-      }
-      path.withCString { cPath in
-        // Zeroed stat data makes git compare contents next time instead of trusting a stale timestamp.
-        var restored = git_index_entry()
-        restored.id = entry.oid
-        restored.mode = entry.mode
-        restored.path = cPath
-        _ = git_index_add(index, &restored)
-      }
-    }
-    _ = git_index_write(index)
   }
 
   /// Validates caller paths (relative, `/`-separated, no `.`/`..` components) and removes duplicates.
@@ -410,14 +270,14 @@ extension Repository {
     return result
   }
 
-  private enum WorkTreeKind { case file, directory, missing }
+  fileprivate enum WorkTreeKind { case file, directory, missing }
 
-  private func workTreeKind(of path: String) throws -> WorkTreeKind {
+  fileprivate func workTreeKind(of path: String) throws -> WorkTreeKind {
     try workTreeStat(of: path).kind
   }
 
   /// lstat, not stat: a symlink (even a dangling one) is committed as a link, never followed.
-  private func workTreeStat(of path: String) throws -> (kind: WorkTreeKind, info: stat) {
+  fileprivate func workTreeStat(of path: String) throws -> (kind: WorkTreeKind, info: stat) {
     var info = stat()
     let full = workTree.path + "/" + path
     if lstat(full, &info) != 0 {
@@ -428,26 +288,19 @@ extension Repository {
     return ((info.st_mode & S_IFMT) == S_IFDIR ? .directory : .file, info)
   }
 
-  private struct IndexEntry: Equatable {
-    var id: ObjectID
-    var oid: git_oid
-    var mode: UInt32
-    static func == (a: IndexEntry, b: IndexEntry) -> Bool { a.id == b.id && a.mode == b.mode }
-  }
-
-  private func indexEntry(_ index: OpaquePointer, _ path: String) -> IndexEntry? {
+  fileprivate func indexEntry(_ index: OpaquePointer, _ path: String) -> IndexEntryValue? {
     guard let entry = git_index_get_bypath(index, path, 0) else { return nil }
-    return IndexEntry(id: ObjectID(entry.pointee.id), oid: entry.pointee.id, mode: entry.pointee.mode)
+    return IndexEntryValue(id: Self.bytes(of: entry.pointee.id), mode: entry.pointee.mode)
   }
 
   /// Drops index entries below `path` when it was a tracked directory; returns whether any were dropped.
-  private func removeDirectoryEntries(_ index: OpaquePointer, _ path: String) throws -> Bool {
+  fileprivate func removeDirectoryEntries(_ index: OpaquePointer, _ path: String) throws -> Bool {
     let before = git_index_entrycount(index)
     try check("git_index_remove_directory(\(path))", git_index_remove_directory(index, path, 0))
     return git_index_entrycount(index) != before
   }
 
-  private func treeEntryExists(_ tree: OpaquePointer, _ path: String) throws -> Bool {
+  fileprivate func treeEntryExists(_ tree: OpaquePointer, _ path: String) throws -> Bool {
     var entry: OpaquePointer?
     let rc = git_tree_entry_bypath(&entry, tree, path)
     if rc == GIT_ENOTFOUND.rawValue { return false }
@@ -566,5 +419,210 @@ private final class HeadTree {
   deinit {
     git_tree_free(tree)
     git_commit_free(commit)
+  }
+}
+
+/// An index entry's identity as far as a commit cares: the blob and the mode.
+private struct IndexEntryValue: Equatable {
+  /// The blob id, 20 bytes.
+  var id: [UInt8]
+  var mode: UInt32
+}
+
+/// What staging did to the index, path by path in the caller's order: all the pipeline needs to build the tree,
+/// tell whether the index changed, and undo the staging.
+private struct StagedPaths {
+  enum Change {
+    case upsert(IndexEntryValue)
+    case remove
+  }
+
+  struct Path {
+    var path: String
+    var change: Change
+    /// The stage-0 entry the path had before; nil when it had none.
+    var previous: IndexEntryValue?
+  }
+
+  var paths: [Path] = []
+  /// True when removing a path (a tracked directory) dropped entries below it too.
+  var removedDescendants = false
+}
+
+/// One step of putting staged entries back.
+private enum IndexUndo {
+  /// The entry as it was, with zeroed stat data so git compares contents next time instead of trusting a stale
+  /// timestamp.
+  case put(path: String, IndexEntryValue)
+  case remove(path: String)
+}
+
+/// Who edits the index for `commit(paths:)`: the byte patcher or libgit2's own index. Each stages in its own way;
+/// everything after staging is `Repository.commit(_:through:...)`.
+private protocol IndexWriter {
+  /// Writes the staged index with git's lock protocol (an existing `index.lock` fails with `isLocked`).
+  func write() throws
+  /// Applies `undo` to the staged index in memory; `write()` then writes the result.
+  func apply(_ undo: [IndexUndo]) throws
+  /// Forgets in-memory edits after a failure, so the next commit starts from the file on disk.
+  func discardChanges()
+}
+
+/// Edits `.git/index` bytes directly (see `IndexFile`) instead of loading all of it into libgit2.
+private final class PatchingIndexWriter: IndexWriter {
+  private let repository: Repository
+  private let indexPath: String
+  private let store: IndexFileStore
+  private var result: IndexFile.Snapshot?
+  private var derived = IndexFileStore.Derived()
+  private var racyCutoff: UInt32 = 0
+
+  init(repository: Repository, indexPath: String, store: IndexFileStore) {
+    self.repository = repository
+    self.indexPath = indexPath
+    self.store = store
+  }
+
+  /// Hashes and patches the paths in memory; nil, before anything is written, when the index or the repository's
+  /// settings need libgit2's general code.
+  func stage(_ paths: [String]) throws -> StagedPaths? {
+    // With core.filemode / core.symlinks false libgit2 derives modes from the old entry; leave that to it.
+    // libgit2 refuses `.git`-like components anywhere in a path (also spelled `.GIT.`, `git~1`); leave judging
+    // those to it. Trimming dots and spaces on both ends makes this a superset (a plain `git` goes there too).
+    let suspicious = paths.contains { path in
+      path.utf8.contains(0)
+        || path.split(separator: "/").contains { component in
+          let name = component.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " ."))
+          return name == "git" || name == "git~1"
+        }
+    }
+    guard repository.configFlag("core.filemode") && repository.configFlag("core.symlinks"), !suspicious else {
+      return nil
+    }
+    guard case .success(let loaded) = store.load(indexPath) else { return nil }
+
+    // Hashing files (and racily clean entries) applies .gitattributes filters; see withAttributesOnlyIndex.
+    var operations: [IndexPatchOperation] = []
+    racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
+    var patched: IndexPatchResult?
+    let attributeFiles = try? store.attributeFiles(indexPath, loaded)
+    try repository.withAttributesOnlyIndex(attributeFiles) { hashing in
+      try repository.hashPaths(paths, into: &operations, hashing: hashing)
+      guard operations.count == paths.count else { return }
+      patched = try? IndexFile.patch(
+        loaded.snapshot, operations, racyCutoff: racyCutoff,
+        isRacilyModified: { self.repository.isRacilyModified($0, hashing: hashing) })
+    }
+    guard let patched else { return nil }
+    result = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
+
+    // The patch writes stage-0 entries only and declines touched conflicted paths, so "no conflicts" carries
+    // over; the attribute files carry over unless one of them (or a directory) was touched.
+    if loaded.derived.hasConflicts == false { derived.hasConflicts = false }
+    if !patched.removedDescendants,
+      !operations.contains(where: { String(decoding: $0.path, as: UTF8.self).hasSuffix(".gitattributes") })
+    {
+      derived.attributeFiles = attributeFiles
+    }
+
+    var staged = StagedPaths(removedDescendants: patched.removedDescendants)
+    for operation in operations {
+      let previous = patched.previous[operation.path].map { IndexEntryValue(id: $0.id, mode: $0.mode) }
+      let change: StagedPaths.Change
+      switch operation {
+      case .upsert(let record): change = .upsert(IndexEntryValue(id: record.id, mode: record.mode))
+      case .remove: change = .remove
+      }
+      staged.paths.append(
+        StagedPaths.Path(path: String(decoding: operation.path, as: UTF8.self), change: change, previous: previous))
+    }
+    return staged
+  }
+
+  func write() throws {
+    guard let result else { return }
+    try store.write(indexPath, result.bytes, checkpoints: result.checkpoints, derived: derived)
+  }
+
+  func apply(_ undo: [IndexUndo]) throws {
+    guard let result else { return }
+    let operations = undo.map { step -> IndexPatchOperation in
+      switch step {
+      case .put(let path, let entry):
+        return .upsert(IndexEntryRecord(mode: entry.mode, id: entry.id, path: Array(path.utf8)))
+      case .remove(let path): return .remove(path: Array(path.utf8), descendants: false)
+      }
+    }
+    let restored = try IndexFile.patch(
+      result, operations, racyCutoff: racyCutoff,
+      isRacilyModified: { self.repository.isRacilyModified($0, hashing: self.repository.pointer) })
+    self.result = IndexFile.Snapshot(bytes: restored.bytes, checkpoints: restored.checkpoints)
+    derived = IndexFileStore.Derived()
+  }
+
+  /// Nothing to forget: the patch lives only in this writer until `write()`.
+  func discardChanges() {}
+}
+
+/// Stages through libgit2's own index, which it loads whole: the general case the patcher declines.
+private final class LibGit2IndexWriter: IndexWriter {
+  private let repository: Repository
+  private let index: OpaquePointer
+
+  init(repository: Repository, index: OpaquePointer) {
+    self.repository = repository
+    self.index = index
+  }
+
+  func stage(_ paths: [String]) throws -> StagedPaths {
+    var staged = StagedPaths()
+    for path in paths {
+      let before = repository.indexEntry(index, path)
+      switch try repository.workTreeKind(of: path) {
+      case .file:
+        // add_bypath applies the repository's filters (.gitattributes eol, ...) exactly like `git add`, writes the
+        // blob and refreshes the entry's stat data, so git sees the file as clean without re-hashing it.
+        try check("git_index_add_bypath(\(path))", git_index_add_bypath(index, path))
+        guard let after = repository.indexEntry(index, path) else {
+          throw GitError(function: "git_index_get_bypath(\(path))", code: GIT_ENOTFOUND.rawValue, message: "")
+        }
+        staged.paths.append(StagedPaths.Path(path: path, change: .upsert(after), previous: before))
+      case .missing:
+        try check("git_index_remove_bypath(\(path))", git_index_remove_bypath(index, path))
+        if try repository.removeDirectoryEntries(index, path) { staged.removedDescendants = true }
+        staged.paths.append(StagedPaths.Path(path: path, change: .remove, previous: before))
+      case .directory:
+        throw GitError(
+          function: "git_index_add_bypath(\(path))", code: GIT_EINVALIDSPEC.rawValue,
+          message: "\(path) is a directory in the work tree; pass file paths")
+      }
+    }
+    return staged
+  }
+
+  func write() throws {
+    try check("git_index_write", git_index_write(index))
+  }
+
+  /// Never throws: each step is best effort, like the restore it serves.
+  func apply(_ undo: [IndexUndo]) throws {
+    for step in undo {
+      switch step {
+      case .remove(let path):
+        _ = git_index_remove_bypath(index, path)
+      case .put(let path, let entry):
+        path.withCString { cPath in
+          var restored = git_index_entry()
+          restored.id = Repository.oid(entry.id)
+          restored.mode = entry.mode
+          restored.path = cPath
+          _ = git_index_add(index, &restored)
+        }
+      }
+    }
+  }
+
+  func discardChanges() {
+    repository.discardIndexChanges()
   }
 }

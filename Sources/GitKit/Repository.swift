@@ -12,6 +12,8 @@ public final class Repository {
   /// The repository's `git_index *`, kept open between calls so that `git_index_read(index, 0)` can skip
   /// re-parsing a file that has not changed on disk (the dominant cost of a save in a large repository).
   private var cachedIndex: OpaquePointer?
+  /// Where `commit(paths:)`'s byte patcher reads and writes `.git/index`: the process-wide cache by default.
+  var indexFileStore: IndexFileStore = .shared
 
   /// The work tree root: standardized, no trailing slash.
   public let workTree: URL
@@ -131,7 +133,7 @@ public final class Repository {
   /// True when the index has conflict entries (stages 1-3), e.g. after a merge stopped on conflicts.
   public func hasConflicts() throws -> Bool {
     // The file on disk is what libgit2 would re-read anyway; scanning its bytes avoids loading 100k entries.
-    if let answer = IndexFileStore.hasConflicts(gitDirectory.appendingPathComponent("index").path) { return answer }
+    if let answer = indexFileStore.hasConflicts(gitDirectory.appendingPathComponent("index").path) { return answer }
     return git_index_has_conflicts(try index()) != 0
   }
 

@@ -75,7 +75,8 @@ final class IndexFileTests: GitKitTestCase {
     }
     var files = Set<String>()
     if indexVersion != nil { files = ["seed.md", "a/b/keep.md"] }
-    let writesBefore = IndexFileStore.writes
+    let store = CountingIndexFileStore.attached(to: repo)
+    let writesBefore = store.writes
     var committed = 0
 
     for step in 0..<steps {
@@ -120,7 +121,7 @@ final class IndexFileTests: GitKitTestCase {
       try assertIndexMatchesGit("step \(step), version \(indexVersion.map(String.init) ?? "GitKit"), \(touched)")
     }
     XCTAssertGreaterThan(committed, steps / 2)
-    XCTAssertEqual(IndexFileStore.writes - writesBefore, committed, "every save went through the patcher")
+    XCTAssertEqual(store.writes - writesBefore, committed, "every save went through the patcher")
     if indexVersion == 3 {
       XCTAssertEqual(IndexFile.readUInt32(try indexBytes(), 4), 3)
     }
@@ -204,7 +205,8 @@ final class IndexFileTests: GitKitTestCase {
     let before = try indexBytes()
     XCTAssertTrue(before.starts(with: Array("DIRC".utf8)))
     let repo = try Repository.open(at: workTree)
-    let writes = IndexFileStore.writes
+    let store = CountingIndexFileStore.attached(to: repo)
+    let writes = store.writes
     try write("b.md", "b\n")
     // libgit2 1.5 cannot read a split index either; what matters is that the patcher declined and nothing broke.
     do {
@@ -212,7 +214,7 @@ final class IndexFileTests: GitKitTestCase {
     } catch {
       XCTAssertEqual(try indexBytes(), before)
     }
-    XCTAssertEqual(IndexFileStore.writes, writes)
+    XCTAssertEqual(store.writes, writes)
     try git.fsck()
     XCTAssertTrue(["", "?? b.md\n"].contains(try git.statusPorcelain()))
   }
@@ -230,10 +232,11 @@ final class IndexFileTests: GitKitTestCase {
     XCTAssertTrue(contains(try indexBytes(), "UNTR"))
 
     let repo = try Repository.open(at: workTree)
-    let writes = IndexFileStore.writes
+    let store = CountingIndexFileStore.attached(to: repo)
+    let writes = store.writes
     try write("notes/y.md", "y\n")
     try repo.commit(paths: ["notes/y.md"], message: "two")
-    XCTAssertEqual(IndexFileStore.writes, writes + 1)
+    XCTAssertEqual(store.writes, writes + 1)
     XCTAssertFalse(contains(try indexBytes(), "UNTR"))
     XCTAssertTrue(contains(try indexBytes(), "TREE"))
     XCTAssertEqual(try git.statusPorcelain(), "?? notes/untracked.md\n")
@@ -261,12 +264,13 @@ final class IndexFileTests: GitKitTestCase {
     XCTAssertEqual(lines(try git.run("ls-files", "-u")).count, 2)
 
     let repo = try Repository.open(at: workTree)
+    let store = CountingIndexFileStore.attached(to: repo)
     XCTAssertTrue(try repo.hasConflicts())
-    XCTAssertEqual(IndexFileStore.hasConflicts(workTree.appendingPathComponent(".git/index").path), true)
-    let writes = IndexFileStore.writes
+    XCTAssertEqual(store.hasConflicts(workTree.appendingPathComponent(".git/index").path), true)
+    let writes = store.writes
     try write("a.md", "resolved\n")
     try repo.commit(paths: ["a.md"], message: "resolve")
-    XCTAssertEqual(IndexFileStore.writes, writes, "libgit2 resolved it, not the patcher")
+    XCTAssertEqual(store.writes, writes, "libgit2 resolved it, not the patcher")
     XCTAssertEqual(try git.statusPorcelain(), "")
     XCTAssertFalse(try repo.hasConflicts())
   }
@@ -312,12 +316,13 @@ final class IndexFileTests: GitKitTestCase {
 
   func testGitDirectoryComponentsAreLeftToLibgit2ToRefuse() throws {
     let repo = try makeRepository()
-    let writes = IndexFileStore.writes
+    let store = CountingIndexFileStore.attached(to: repo)
+    let writes = store.writes
     for path in ["sub/.git/config", "sub/.GIT/x", "sub/git~1/x"] {
       try write(path, "x\n")
       XCTAssertThrowsError(try repo.commit(paths: [path], message: "bad"), path)
     }
-    XCTAssertEqual(IndexFileStore.writes, writes)
+    XCTAssertEqual(store.writes, writes)
     XCTAssertTrue(try git.run("ls-files").isEmpty)
   }
 
@@ -332,9 +337,10 @@ final class IndexFileTests: GitKitTestCase {
     try write("a.txt", "one\r\ntwo\r\n")
     try write("sub/b.txt", "three\r\n")
     try write("sub/c.crlf", "four\r\n")
-    let writes = IndexFileStore.writes
+    let store = CountingIndexFileStore.attached(to: repo)
+    let writes = store.writes
     try repo.commit(paths: ["a.txt", "sub/b.txt", "sub/c.crlf"], message: "text")
-    XCTAssertEqual(IndexFileStore.writes, writes + 1)
+    XCTAssertEqual(store.writes, writes + 1)
     // `text` stores LF whatever the eol: only the index's sub/.gitattributes says so for c.crlf.
     XCTAssertEqual(try git.show("HEAD", path: "a.txt"), "one\ntwo\n")
     XCTAssertEqual(try git.show("HEAD", path: "sub/b.txt"), "three\n")
@@ -395,22 +401,23 @@ final class IndexFileTests: GitKitTestCase {
 
   func testRepeatedSavesUseTheCachedIndexAndLibgit2SeesThem() throws {
     let repo = try makeRepository()
+    let store = CountingIndexFileStore.attached(to: repo)
     try write("a.md", "a\n")
     try repo.commit(paths: ["a.md"], message: "one")
     XCTAssertEqual(try repo.indexPaths(), ["a.md"])  // libgit2 loads the index now
-    let reads = IndexFileStore.diskReads
+    let reads = store.diskReads
     for i in 0..<3 {
       try write("n\(i).md", "\(i)\n")
       try repo.commit(paths: ["n\(i).md"], message: "n\(i)")
     }
-    XCTAssertEqual(IndexFileStore.diskReads, reads, "our own writes are not re-read")
+    XCTAssertEqual(store.diskReads, reads, "our own writes are not re-read")
     XCTAssertEqual(try repo.indexPaths(), ["a.md", "n0.md", "n1.md", "n2.md"])
     // git rewriting the index invalidates the cache.
     try write("g.md", "g\n")
     try git.run("add", "g.md")
     try write("n3.md", "3\n")
     try repo.commit(paths: ["n3.md"], message: "n3")
-    XCTAssertEqual(IndexFileStore.diskReads, reads + 1)
+    XCTAssertEqual(store.diskReads, reads + 1)
     XCTAssertEqual(try git.statusPorcelain(), "A  g.md\n")
   }
 

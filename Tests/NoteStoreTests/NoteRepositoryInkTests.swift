@@ -66,9 +66,18 @@ final class NoteRepositoryInkTests: NoteRepositoryTestCase {
   }
 
   func testTheInProcessDriverMergesInkInLibgit2Merges() throws {
-    // The first libgit2 repository a NoteRepository opens registers the driver; .gitattributes from nb init names it
-    // for *.ink.jsonl.
-    XCTAssertTrue(MergeDrivers.isRegistered(name: NoteRepository.inkMergeDriver))
+    // nb never runs a libgit2 merge, so nothing in it registers a driver: whoever does (an app embedding NoteStore,
+    // this test) registers InkMerge under the name .gitattributes from nb init gives *.ink.jsonl. Without edit times
+    // a stroke changed on both sides keeps the version whose line sorts last.
+    let inkMergeDriver = "nb-ink"
+    try MergeDrivers.register(name: inkMergeDriver) { input in
+      guard let ours = input.ours, let theirs = input.theirs else { return .conflict }
+      guard let merged = InkMerge.merge(base: input.ancestor, ours: ours, theirs: theirs, later: .unknown) else {
+        return .conflict
+      }
+      return .merged(merged)
+    }
+    XCTAssertTrue(MergeDrivers.isRegistered(name: inkMergeDriver))
     let note = try repository.createNote(NoteDraft(title: "Sketch", content: "x\n"))
     try repository.editInk(of: note, subject: "base") { try $0.add(stroke("base", x: 0)) }
     let base = try git.revParse("HEAD")

@@ -4,9 +4,6 @@ import InkKit
 /// A note's handwriting: read, change and import it; each change is one commit that also stamps the note's
 /// `updated`, so the sync policy resolves note and ink as one unit.
 extension NoteRepository {
-  /// The merge driver name `.gitattributes` gives ink sidecars (`nb merge-driver ink` for plain git).
-  public static let inkMergeDriver = "nb-ink"
-
   /// The sidecar path of a note (whether or not it exists).
   public func inkPath(of note: Note) -> String { RepoPaths.sidecars(of: note.path)[0] }
 

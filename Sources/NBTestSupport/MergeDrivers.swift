@@ -1,5 +1,12 @@
+// Test support, not product code: nb's sync merges notes and ink in Swift and never runs a libgit2 merge, so no
+// product module registers a merge driver. These drivers exist so that tests can prove the ink merge also works
+// when a libgit2 merge (`git_merge_trees`) calls it through `.gitattributes`, as a libgit2-based app embedding
+// NoteStore would. That needs libgit2 itself, hence this target's own dependency on CLibGit2: it uses no GitKit
+// internals, only a handle of its own opened by path (see `Repository.mergeTrees`).
+
 import CLibGit2
 import Foundation
+import GitKit
 
 /// The three versions of one file that a merge driver reconciles.
 ///
@@ -16,7 +23,7 @@ public struct MergeDriverInput: Sendable, Equatable {
   /// The file on their side (the branch being merged in).
   public let theirs: Data?
 
-  /// Creates an input (GitKit makes these; public so drivers can be unit-tested without a repository).
+  /// Creates an input (the driver callback makes these; public so drivers can be unit-tested without a repository).
   public init(path: String, ancestor: Data?, ours: Data?, theirs: Data?) {
     self.path = path
     self.ancestor = ancestor
@@ -53,7 +60,7 @@ public enum MergeDrivers {
   /// that first call before any merge can run concurrently (e.g. at start-up). Replacing a closure later is safe.
   ///
   /// - Throws: `GitError` from `git_merge_driver_register`, e.g. `GIT_EEXISTS` for libgit2's built-in
-  ///   `text`, `union` and `binary` drivers or a name registered with libgit2 by someone other than GitKit.
+  ///   `text`, `union` and `binary` drivers or a name registered with libgit2 by someone other than this type.
   public static func register(name: String, _ merge: @escaping Merge) throws {
     try registry.register(name: name, merge)
   }
@@ -76,7 +83,7 @@ public enum MergeDrivers {
     private var closures: [UnsafeMutableRawPointer: Merge] = [:]
 
     func register(name: String, _ merge: @escaping Merge) throws {
-      LibGit2.initialize()
+      initializeLibGit2()
       lock.lock()
       defer { lock.unlock() }
       if let existing = drivers[name] {
@@ -94,7 +101,7 @@ public enum MergeDrivers {
         closures[UnsafeMutableRawPointer(driver)] = nil
         driver.deinitialize(count: 1)
         driver.deallocate()
-        throw GitError.last("git_merge_driver_register(\(name))", rc)
+        throw lastGitError("git_merge_driver_register(\(name))", rc)
       }
       drivers[name] = driver
     }
@@ -113,7 +120,7 @@ public enum MergeDrivers {
   }
 }
 
-/// libgit2's `apply` callback for every GitKit driver: reads the three blobs, runs the closure outside the lock
+/// libgit2's `apply` callback for every driver registered here: reads the three blobs, runs the closure outside the lock
 /// (so a closure may itself register drivers) and hands the result back in libgit2's terms.
 private let mergeDriverApply: git_merge_driver_apply_fn = { driver, pathOut, modeOut, mergedOut, _, source in
   guard let driver, let pathOut, let modeOut, let mergedOut, let source else {
@@ -206,9 +213,30 @@ private func blobData(
   guard let entry else { return nil }
   var oid = entry.pointee.id
   var blob: OpaquePointer?
-  try check("git_blob_lookup(\(side) of \(path))", git_blob_lookup(&blob, repo, &oid))
+  try checkGit("git_blob_lookup(\(side) of \(path))", git_blob_lookup(&blob, repo, &oid))
   defer { git_blob_free(blob) }
   let size = Int(git_blob_rawsize(blob))
   guard size > 0, let raw = git_blob_rawcontent(blob) else { return Data() }
   return Data(bytes: raw, count: size)
+}
+
+/// libgit2 is initialised once per process and never shut down (GitKit does the same; the calls nest).
+private let libgit2Initialized: Int32 = git_libgit2_init()
+
+func initializeLibGit2() {
+  _ = libgit2Initialized
+}
+
+/// The `GitError` for a libgit2 call that just returned `code`, with the thread's last error text.
+func lastGitError(_ function: String, _ code: Int32) -> GitError {
+  var message = ""
+  if let last = git_error_last(), let text = last.pointee.message {
+    message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+  return GitError(function: function, code: code, message: message)
+}
+
+/// Throws `lastGitError` when a libgit2 call returned a negative code.
+func checkGit(_ function: @autoclosure () -> String, _ rc: Int32) throws {
+  if rc < 0 { throw lastGitError(function(), rc) }
 }

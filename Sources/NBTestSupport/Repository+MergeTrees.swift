@@ -1,5 +1,6 @@
 import CLibGit2
 import Foundation
+import GitKit
 
 /// The outcome of `Repository.mergeTrees`.
 public enum TreeMergeResult: Sendable, Equatable {
@@ -21,46 +22,69 @@ extension Repository {
   /// Which driver a path uses comes from this repository's `.gitattributes` in the work tree (then the index) and
   /// `.git/info/attributes`, as libgit2 reads them at the time of the call, not from the trees being merged.
   ///
+  /// Runs on a libgit2 handle of its own, opened on `workTree`: GitKit keeps its handle internal, and a merge is the
+  /// one thing only tests need (see MergeDrivers.swift).
+  ///
   /// - Parameter ancestor: the merge base; nil when the histories share none (every file is then add/add).
   /// - Throws: `GitError` when an id names neither a tree nor a commit, or libgit2 (or a driver's blob read) fails.
   public func mergeTrees(ancestor: ObjectID?, ours: ObjectID, theirs: ObjectID) throws -> TreeMergeResult {
-    let ancestorTree = try ancestor.map { try peeledTree($0) }
+    initializeLibGit2()
+    var opened: OpaquePointer?
+    try checkGit(
+      "git_repository_open_ext",
+      workTree.path.withCString { git_repository_open_ext(&opened, $0, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil) })
+    guard let repo = opened else { throw GitError(function: "git_repository_open_ext", code: -1, message: "") }
+    defer { git_repository_free(repo) }
+
+    let ancestorTree = try ancestor.map { try peeledTree(repo, $0) }
     defer { git_object_free(ancestorTree) }
-    let ourTree = try peeledTree(ours)
+    let ourTree = try peeledTree(repo, ours)
     defer { git_object_free(ourTree) }
-    let theirTree = try peeledTree(theirs)
+    let theirTree = try peeledTree(repo, theirs)
     defer { git_object_free(theirTree) }
 
     var options = git_merge_options()
-    try check("git_merge_options_init", git_merge_options_init(&options, UInt32(GIT_MERGE_OPTIONS_VERSION)))
+    try checkGit("git_merge_options_init", git_merge_options_init(&options, UInt32(GIT_MERGE_OPTIONS_VERSION)))
     var index: OpaquePointer?
-    try check(
+    try checkGit(
       "git_merge_trees(\(ours.short), \(theirs.short))",
-      git_merge_trees(&index, pointer, ancestorTree, ourTree, theirTree, &options))
+      git_merge_trees(&index, repo, ancestorTree, ourTree, theirTree, &options))
     defer { git_index_free(index) }
 
     if git_index_has_conflicts(index) != 0 {
       return .conflicts(try conflictedPaths(index))
     }
     var out = git_oid()
-    try check("git_index_write_tree_to", git_index_write_tree_to(&out, index, pointer))
-    return .merged(tree: ObjectID(out))
+    try checkGit("git_index_write_tree_to", git_index_write_tree_to(&out, index, repo))
+    return .merged(tree: try objectID(out))
   }
 
   /// The tree `id` names, directly or through a commit; the caller frees it (`git_object_free`).
-  private func peeledTree(_ id: ObjectID) throws -> OpaquePointer {
-    var oid = id.oid
+  private func peeledTree(_ repo: OpaquePointer, _ id: ObjectID) throws -> OpaquePointer {
+    var oid = git_oid()
+    try checkGit("git_oid_fromstr(\(id.hex))", git_oid_fromstr(&oid, id.hex))
     var object: OpaquePointer?
-    try check("git_object_lookup(\(id.short))", git_object_lookup(&object, pointer, &oid, GIT_OBJECT_ANY))
+    try checkGit("git_object_lookup(\(id.short))", git_object_lookup(&object, repo, &oid, GIT_OBJECT_ANY))
     defer { git_object_free(object) }
     var tree: OpaquePointer?
-    try check("git_object_peel(\(id.short), tree)", git_object_peel(&tree, object, GIT_OBJECT_TREE))
+    try checkGit("git_object_peel(\(id.short), tree)", git_object_peel(&tree, object, GIT_OBJECT_TREE))
     return tree!
+  }
+
+  private func objectID(_ oid: git_oid) throws -> ObjectID {
+    var copy = oid
+    // git_oid_tostr writes 40 digits plus the terminator.
+    var buffer = [CChar](repeating: 0, count: 41)
+    git_oid_tostr(&buffer, buffer.count, &copy)
+    guard let id = ObjectID(hex: String(cString: buffer)) else {
+      throw GitError(function: "git_oid_tostr", code: -1, message: "not an object id: \(String(cString: buffer))")
+    }
+    return id
   }
 
   private func conflictedPaths(_ index: OpaquePointer?) throws -> [String] {
     var iterator: OpaquePointer?
-    try check("git_index_conflict_iterator_new", git_index_conflict_iterator_new(&iterator, index))
+    try checkGit("git_index_conflict_iterator_new", git_index_conflict_iterator_new(&iterator, index))
     defer { git_index_conflict_iterator_free(iterator) }
     var paths = Set<String>()
     while true {
@@ -69,7 +93,7 @@ extension Repository {
       var theirs: UnsafePointer<git_index_entry>?
       let rc = git_index_conflict_next(&ancestor, &ours, &theirs, iterator)
       if rc == GIT_ITEROVER.rawValue { break }
-      try check("git_index_conflict_next", rc)
+      try checkGit("git_index_conflict_next", rc)
       for entry in [ancestor, ours, theirs] {
         if let cPath = entry?.pointee.path { paths.insert(String(cString: cPath)) }
       }

@@ -1,0 +1,50 @@
+import Foundation
+
+@testable import GitKit
+
+/// An `IndexFileStore` that counts what reaches the disk. Given to a `Repository` (`indexFileStore`), it shows
+/// which writer a save went through (only the byte patcher writes through the store; libgit2 writes the index
+/// itself) and whether our own writes were read back.
+final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
+  private let lock = NSLock()
+  private var reads = 0
+  private var written = 0
+
+  /// Index files read from disk and verified.
+  var diskReads: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return reads
+  }
+
+  /// Index files written (renamed into place).
+  var writes: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return written
+  }
+
+  /// A new store (empty cache) attached to `repository`.
+  static func attached(to repository: Repository) -> CountingIndexFileStore {
+    let store = CountingIndexFileStore()
+    repository.indexFileStore = store
+    return store
+  }
+
+  override func readFromDisk(_ fd: Int32, size: Int, path: String) -> Result<IndexFile.Snapshot, LoadFailure> {
+    let result = super.readFromDisk(fd, size: size, path: path)
+    if case .success = result {
+      lock.lock()
+      reads += 1
+      lock.unlock()
+    }
+    return result
+  }
+
+  override func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived()) throws {
+    try super.write(path, bytes, checkpoints: checkpoints, derived: derived)
+    lock.lock()
+    written += 1
+    lock.unlock()
+  }
+}
