@@ -1,5 +1,6 @@
-@testable import NoteStore
 import XCTest
+
+@testable import NoteStore
 
 final class NamesTests: XCTestCase {
   /// Asserts `body` throws `.invalid(kind, text, problem)` and that the message is one line naming the input, quoted

@@ -1,6 +1,7 @@
-@testable import NoteStore
 import TextFormat
 import XCTest
+
+@testable import NoteStore
 
 final class NoteSelectorTests: XCTestCase {
   private let roadmap = Note(

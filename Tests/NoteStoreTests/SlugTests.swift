@@ -1,5 +1,6 @@
-@testable import NoteStore
 import XCTest
+
+@testable import NoteStore
 
 final class SlugTests: XCTestCase {
   /// Compares scalar by scalar: `String ==` treats NFC and NFD as equal, which would hide a missing normalisation.
