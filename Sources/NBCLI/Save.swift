@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TextFormat
 
 struct Save: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -11,25 +12,57 @@ struct Save: ParsableCommand {
   @OptionGroup var output: JSONOption
 
   struct SaveJSON: Encodable {
+    struct Unstamped: Encodable {
+      var path: String
+      var line: Int?
+      var message: String
+
+      enum CodingKeys: String, CodingKey { case path, line, message }
+
+      // Every key always present: `line` is null when the problem has none.
+      func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(line, forKey: .line)
+        try container.encode(message, forKey: .message)
+      }
+    }
     var committed: Bool
     var paths: [String]
     var notes: [String]
     var removed: [String]
+    var unstamped: [Unstamped]
   }
 
   func run() throws {
     let result = try repository.open().save()
     if output.json {
-      return try printJSON(
-        SaveJSON(committed: result.committed, paths: result.paths, notes: result.notes, removed: result.removed))
-    }
-    guard result.committed else {
+      let unstamped = result.unstamped.map { problem in
+        SaveJSON.Unstamped(
+          path: problem.location?.path ?? "", line: problem.location?.line, message: problem.description)
+      }
+      try printJSON(
+        SaveJSON(
+          committed: result.committed, paths: result.paths, notes: result.notes, removed: result.removed,
+          unstamped: unstamped))
+    } else if !result.committed {
       print("Nothing to save.")
-      return
+    } else {
+      let unstamped = Set(result.unstamped.compactMap { $0.location?.path })
+      for path in result.paths {
+        let mark =
+          result.removed.contains(path)
+          ? "deleted " : result.notes.contains(path) ? "saved   " : unstamped.contains(path) ? "as is   " : "added   "
+        print(Style.dim(mark) + path)
+      }
     }
-    for path in result.paths {
-      let mark = result.removed.contains(path) ? "deleted " : result.notes.contains(path) ? "saved   " : "added   "
-      print(Style.dim(mark) + path)
-    }
+    guard !result.unstamped.isEmpty else { return }
+    // Every problem at once, so a folder being adopted is fixed in one pass, and a non-zero exit for scripts.
+    for problem in result.unstamped { FileHandle.standardError.write(Data("error: \(problem)\n".utf8)) }
+    FileHandle.standardError.write(
+      Data(
+        ("nb could not stamp \(counted(result.unstamped.count, "file")); committed unchanged, fix and run "
+          + "'nb save' again\n").utf8))
+    throw ExitCode.failure
   }
 }

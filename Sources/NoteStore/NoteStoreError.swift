@@ -49,6 +49,24 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
   /// An ink sidecar (or a file being imported) that cannot be read, with the file and line.
   case malformedInk(path: String, line: Int, detail: String)
 
+  /// A file whose bytes nb cannot read as a note or a drawing (not UTF-8, malformed front matter, an ink file it
+  /// cannot parse): still the user's data, which `save` commits unchanged instead of stamping.
+  public var isUnreadableFile: Bool {
+    switch self {
+    case .notUTF8, .malformedFrontMatter, .malformedInk: true
+    default: false
+    }
+  }
+
+  /// The file (and line, where known) the error is about, for the errors that name one file's content.
+  public var location: (path: String, line: Int?)? {
+    switch self {
+    case .notUTF8(let path): (path, nil)
+    case .malformedFrontMatter(let path, let line, _), .malformedInk(let path, let line, _): (path, line)
+    default: nil
+    }
+  }
+
   /// The one-line message a person sees.
   public var description: String {
     switch self {

@@ -33,10 +33,15 @@ final class BadInputTests: NBCLITestCase {
     XCTAssert(list.stderr.contains("inbox/broken.md:3"), list.stderr)
     XCTAssert(list.stderr.contains("inbox/indent.md:3"), list.stderr)
 
-    // An edit made outside nb that leaves the YAML broken is not committed: `save` stops before stamping anything.
-    try write("inbox/broken.md", "---\ntitle: Broken\nkey: : x\n---\nbody edited by hand\n")
-    try assertRefused(["save"], mentioning: ["inbox/broken.md:3"])
-    XCTAssertEqual(try git.statusPorcelain(), " M inbox/broken.md\n")
+    // An edit made outside nb that leaves the YAML broken is still the user's data: `save` commits it unchanged,
+    // names the file and line, and exits non-zero.
+    let broken = "---\ntitle: Broken\nkey: : x\n---\nbody edited by hand\n"
+    try write("inbox/broken.md", broken)
+    let saved = try nb("save")
+    XCTAssertEqual(saved.status, 1, saved.stderr)
+    XCTAssert(saved.stderr.contains("inbox/broken.md:3"), saved.stderr)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertEqual(try git.show("HEAD", path: "inbox/broken.md"), broken)
   }
 
   // MARK: - Titles and notebook names
@@ -153,12 +158,16 @@ final class BadInputTests: NBCLITestCase {
     XCTAssert(list.stdout.contains("inbox/latin.md"), list.stdout)
     XCTAssert(list.stderr.contains("inbox/latin.md"), list.stderr)
 
-    // A UTF-8 note edited outside nb into something that is not UTF-8 is not committed by `save`.
+    // A UTF-8 note edited outside nb into something that is not UTF-8 is committed by `save` as it is, and reported.
     let path = try addNote("Clean", content: "x")
     var edited = try read(path)
     edited.append(contentsOf: [0xFF, 0xFE, 0x0A])
     try write(path, edited)
-    try assertRefused(["save"], mentioning: [path])
+    let saved = try nb("save")
+    XCTAssertEqual(saved.status, 1, saved.stderr)
+    XCTAssert(saved.stderr.contains(path) && saved.stderr.contains("UTF-8"), saved.stderr)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertEqual(try read(path), edited)
 
     // Piped content that is not UTF-8 is refused, not silently replaced with U+FFFD.
     try assertRefused(["add", "Piped"], stdin: latin1, mentioning: ["UTF-8"])

@@ -112,9 +112,14 @@ final class InkTests: NBCLITestCase {
     try nbSucceeds("save")
     XCTAssertEqual(try committedFiles(), ["inbox/roadmap.ink.jsonl", "inbox/roadmap.md"])
     XCTAssertFalse(FileManager.default.fileExists(atPath: url("inbox/roadmap.ink.jsonl").path))
-    // A drawing nb could not read back is refused like broken front matter.
-    try write("inbox/roadmap.ink.jsonl", Self.file(Self.stroke("s1"), #"{"k":"s","id":"s2","x":[1],"y":[0.5]}"#))
-    try assertRefused(["save"], mentioning: ["inbox/roadmap.ink.jsonl:3", "0.5"])
+    // A drawing nb cannot read back is reported like broken front matter, and committed as it is (the user's data).
+    let unreadable = Self.file(Self.stroke("s1"), #"{"k":"s","id":"s2","x":[1],"y":[0.5]}"#)
+    try write("inbox/roadmap.ink.jsonl", unreadable)
+    let saved = try nb("save")
+    XCTAssertEqual(saved.status, 1, saved.stderr)
+    XCTAssert(saved.stderr.contains("inbox/roadmap.ink.jsonl:3") && saved.stderr.contains("0.5"), saved.stderr)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertEqual(try read("inbox/roadmap.ink.jsonl"), Data(unreadable.utf8))
   }
 
   func testStatusReportsInkWithoutANote() throws {

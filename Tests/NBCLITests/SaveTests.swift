@@ -97,4 +97,43 @@ final class SaveTests: NBCLITestCase {
     let json = try assertNoCommit { try jsonObject("save", "--json") }
     XCTAssertEqual(json["committed"] as? Bool, false)
   }
+
+  func testAdoptingAFolderSavesEveryFileAndReportsEveryProblemAtOnce() throws {
+    try makeRepository()
+    for index in 0..<154 { try write("vault/note-\(index).md", "# Note \(index)\n\nwritten elsewhere\n") }
+    let malformed = "---\ntitle: Bad\nkey: : x\n---\nbody\n"
+    try write("vault/bad.md", malformed)
+    var utf16 = Data([0xFF, 0xFE])
+    utf16.append("# Wide\n".data(using: .utf16LittleEndian)!)
+    try write("vault/wide.md", utf16)
+    let before = try commitCount()
+
+    let result = try nb("save", "--json")
+    XCTAssertEqual(result.status, 1, "scripts notice: \(result.stderr)")
+    // Both problems in one run, each with its file (and line where there is one).
+    XCTAssert(result.stderr.contains("vault/bad.md:3"), result.stderr)
+    XCTAssert(result.stderr.contains("vault/wide.md"), result.stderr)
+    XCTAssert(result.stderr.contains("2 files"), result.stderr)
+    let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+    let unstamped = try XCTUnwrap(json["unstamped"] as? [[String: Any]])
+    XCTAssertEqual(unstamped.map { $0["path"] as? String }, ["vault/bad.md", "vault/wide.md"])
+    XCTAssertEqual(unstamped[0]["line"] as? Int, 3)
+    XCTAssert(unstamped[1]["line"] is NSNull, "line is null when there is none, never missing")
+    XCTAssertEqual((json["notes"] as? [String])?.count, 154)
+
+    // One commit holds all 156 files: the good ones stamped, the two nb could not read byte for byte as they were.
+    XCTAssertEqual(try commitCount(), before + 1)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    let tracked = try git.run("ls-files", "vault").split(separator: "\n")
+    XCTAssertEqual(tracked.count, 156)
+    XCTAssert(try git.show("HEAD", path: "vault/note-7.md").contains("\nupdated: "))
+    XCTAssertEqual(try git.show("HEAD", path: "vault/bad.md"), malformed)
+    XCTAssertEqual(try git.run("cat-file", "-s", "HEAD:vault/wide.md"), "\(utf16.count)\n")
+    XCTAssertEqual(try read("vault/wide.md"), utf16)
+
+    // Fixed, the note is stamped by the next save, which then succeeds.
+    try write("vault/bad.md", "---\ntitle: fixed\n---\nbody\n")
+    try nbSucceeds("save")
+    XCTAssert(try git.show("HEAD", path: "vault/bad.md").contains("\nupdated: "))
+  }
 }

@@ -59,25 +59,41 @@ final class NoteRepositorySaveTests: NoteRepositoryTestCase {
     try assertCleanAndSound()
   }
 
-  func testMalformedNoteStopsSaveAndNothingIsWritten() throws {
+  func testMalformedNoteIsCommittedUnchangedAndReported() throws {
     let good = try repository.createNote(NoteDraft(title: "Good", content: "v1\n"))
     try write(good.path, try read(good.path) + "edited\n")
-    try write("inbox/bad.md", "---\ntitle: fine\nkey: [unclosed\n---\nbody\n")
-    let error = try assertRefusedWithNothingChanged { _ = try repository.save() }
-    guard case .malformedFrontMatter(let path, let line, _)? = error else { return XCTFail(String(describing: error)) }
+    let bad = Data("---\ntitle: fine\nkey: [unclosed\n---\nbody\n".utf8)
+    try write("inbox/bad.md", bad)
+    let result = try repository.save()
+    // The good note is stamped; the bad one is in history byte for byte, and reported with its file and line.
+    XCTAssertEqual(result.notes, [good.path])
+    XCTAssertEqual(result.paths, ["inbox/bad.md", good.path].sorted())
+    XCTAssertEqual(try git.show("HEAD", path: "inbox/bad.md"), String(decoding: bad, as: UTF8.self))
+    XCTAssertEqual(try readData("inbox/bad.md"), bad)
+    XCTAssertNotEqual(try git.show("HEAD", path: good.path), try git.show("HEAD~1", path: good.path))
+    XCTAssertEqual(result.unstamped.count, 1)
+    guard case .malformedFrontMatter(let path, let line, _)? = result.unstamped.first else {
+      return XCTFail(String(describing: result.unstamped))
+    }
     XCTAssertEqual(path, "inbox/bad.md")
     XCTAssertTrue((3...4).contains(line), "line \(line)")
-    XCTAssertTrue(error!.description.hasPrefix("inbox/bad.md:\(line): "), error!.description)
+    XCTAssertTrue(result.unstamped[0].description.hasPrefix("inbox/bad.md:\(line): "), result.unstamped[0].description)
+    try assertCleanAndSound()
     // Read-only listing still shows the broken note, with a warning.
     let listed = try repository.allNotes().first { $0.path == "inbox/bad.md" }
     XCTAssertNotNil(listed?.warning)
   }
 
-  func testNonUTF8NoteStopsSave() throws {
-    try write("inbox/latin1.md", Data([0x63, 0x61, 0x66, 0xE9, 0x0A]))
-    let error = try assertRefusedWithNothingChanged { _ = try repository.save() }
-    guard case .notUTF8(let path)? = error else { return XCTFail(String(describing: error)) }
-    XCTAssertEqual(path, "inbox/latin1.md")
+  func testNonUTF8NoteIsCommittedUnchangedAndReported() throws {
+    let bytes = Data([0x63, 0x61, 0x66, 0xE9, 0x0A])
+    try write("inbox/latin1.md", bytes)
+    let result = try repository.save()
+    XCTAssertEqual(result.paths, ["inbox/latin1.md"])
+    XCTAssertEqual(result.notes, [])
+    XCTAssertEqual(result.unstamped, [.notUTF8(path: "inbox/latin1.md")])
+    XCTAssertEqual(try readData("inbox/latin1.md"), bytes)
+    XCTAssertEqual(try git.run("cat-file", "-s", "HEAD:inbox/latin1.md"), "5\n")
+    try assertCleanAndSound()
   }
 
   func testNothingToSaveMakesNoCommit() throws {

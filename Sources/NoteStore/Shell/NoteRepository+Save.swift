@@ -9,6 +9,9 @@ public struct SaveResult: Equatable, Sendable {
   public var notes: [String]
   /// Paths removed.
   public var removed: [String]
+  /// Files nb could not stamp (not UTF-8, malformed front matter, an ink file it cannot read), each with the file,
+  /// the line where known and the reason. They are committed unchanged: still the user's data.
+  public var unstamped: [NoteStoreError] = []
   /// Whether a commit was made.
   public var committed: Bool { !paths.isEmpty }
 }
@@ -43,7 +46,8 @@ extension NoteRepository {
   /// Commits every change made outside nb in one commit: notes that changed get `updated` stamped and an `id` if
   /// they lack one, nothing else; other files (attachments, sidecars, deletions) are committed as they are.
   /// A changed ink sidecar stamps its note too (note and ink are one unit). A note that is not UTF-8 or has
-  /// malformed front matter, or an ink file that cannot be parsed, stops the command before anything is written.
+  /// malformed front matter, or an ink file that cannot be parsed, is committed unchanged and reported in
+  /// ``SaveResult/unstamped``: one bad file never keeps the others out of history.
   @discardableResult
   public func save() throws -> SaveResult {
     try mutate { tx in
@@ -54,6 +58,7 @@ extension NoteRepository {
       var removed: [String] = []
       var plain: [String] = []
       var inkOnly: [String] = []
+      var unstamped: [NoteStoreError] = []
       for (done, path) in paths.enumerated() {
         progress?("Saving", done, paths.count)
         let isInk = path.hasSuffix(RepoPaths.inkSuffix)
@@ -67,29 +72,39 @@ extension NoteRepository {
           removed.append(path)
           continue
         }
-        if isInk {
-          // A drawing written by another tool: refuse one nb could not read back, as with broken front matter.
-          _ = try Self.parseInk(try FileSystem.read(absolute(path)), path: path)
+        do {
+          if isInk {
+            // A drawing written by another tool that nb could not read back is reported, like broken front matter.
+            _ = try Self.parseInk(try FileSystem.read(absolute(path)), path: path)
+            plain.append(path)
+            continue
+          }
+          guard RepoPaths.isNotePath(path), !isHidden(path) else {
+            plain.append(path)
+            continue
+          }
+          let text = try readText(path)
+          // A file moved by hand (same bytes at a new path) is not a content change: commit it as it is.
+          if let head, try isUnchangedMove(path: path, text: text, removedCandidates: changes, head: head) {
+            plain.append(path)
+            continue
+          }
+          let result = try stamp(path, text: text)
+          stamped.append((path, result.text, result.id))
+        } catch let error as NoteStoreError where error.isUnreadableFile {
           plain.append(path)
-          continue
+          unstamped.append(error)
         }
-        guard RepoPaths.isNotePath(path), !isHidden(path) else {
-          plain.append(path)
-          continue
-        }
-        let text = try readText(path)
-        // A file moved by hand (same bytes at a new path) is not a content change: commit it as it is.
-        if let head, try isUnchangedMove(path: path, text: text, removedCandidates: changes, head: head) {
-          plain.append(path)
-          continue
-        }
-        let result = try stamp(path, text: text)
-        stamped.append((path, result.text, result.id))
       }
       progress?("Saving", paths.count, paths.count)
       for path in inkOnly {
-        let result = try stamp(path, text: try readText(path))
-        stamped.append((path, result.text, result.id))
+        do {
+          let result = try stamp(path, text: try readText(path))
+          stamped.append((path, result.text, result.id))
+        } catch let error as NoteStoreError where error.isUnreadableFile {
+          // The drawing is committed; its note, which nb cannot stamp, stays as it is.
+          unstamped.append(error)
+        }
       }
       for note in stamped {
         try tx.write(note.path, note.text)
@@ -103,7 +118,7 @@ extension NoteRepository {
         : "save \(counted(stamped.count, "note"))"
           + (removed.count + plain.count > 0
             ? " and \(counted(removed.count + plain.count, "other change"))" : "")
-      return SaveResult(paths: paths, notes: stamped.map(\.path), removed: removed)
+      return SaveResult(paths: paths, notes: stamped.map(\.path), removed: removed, unstamped: unstamped)
     }
   }
 

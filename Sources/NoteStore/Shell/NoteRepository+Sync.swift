@@ -272,12 +272,13 @@ extension NoteRepository {
         throw NoteStoreError.unsafeGitState("HEAD is detached; switch to a branch (git switch main), then retry")
       }
       if options.dryRun { return try dryRun(options, branch: branch) }
-      let saved = try save().notes
+      let saved = try save()
       var attempt = 0
       while true {
         attempt += 1
         var summary = try exchange(options, branch: branch)
-        summary.saved = saved
+        summary.saved = saved.notes
+        summary.warnings += saved.unstamped.map { "\($0); it was committed unchanged" }
         if summary.outcome == .upToDate || summary.outcome == .fastForwarded { return finish(summary) }
         switch try git.push(options.remote, branch: branch, to: summary.remoteBranch, credentials: options.credentials)
         {
