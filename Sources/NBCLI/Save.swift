@@ -32,6 +32,12 @@ struct Save: ParsableCommand {
     var notes: [String]
     var removed: [String]
     var unstamped: [Unstamped]
+    var new_ids: [Copy]
+
+    struct Copy: Encodable {
+      var path: String
+      var original: String
+    }
   }
 
   func run() throws {
@@ -44,7 +50,8 @@ struct Save: ParsableCommand {
       try printJSON(
         SaveJSON(
           committed: result.committed, paths: result.paths, notes: result.notes, removed: result.removed,
-          unstamped: unstamped))
+          unstamped: unstamped,
+          new_ids: result.newIDs.map { SaveJSON.Copy(path: $0.path, original: $0.original) }))
     } else if !result.committed {
       print("Nothing to save.")
     } else {
@@ -55,6 +62,9 @@ struct Save: ParsableCommand {
           ? "deleted " : result.notes.contains(path) ? "saved   " : unstamped.contains(path) ? "as is   " : "added   "
         print(Style.dim(mark) + path)
       }
+    }
+    for copy in result.newIDs {
+      warn("\(copy.path) had the id of \(copy.original) (a copy?); it now has an id of its own")
     }
     guard !result.unstamped.isEmpty else { return }
     // Every problem at once, so a folder being adopted is fixed in one pass, and a non-zero exit for scripts.

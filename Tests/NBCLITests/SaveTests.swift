@@ -136,4 +136,31 @@ final class SaveTests: NBCLITestCase {
     try nbSucceeds("save")
     XCTAssert(try git.show("HEAD", path: "vault/bad.md").contains("\nupdated: "))
   }
+
+  func testACopiedNoteGetsItsOwnIDAndTheOriginalKeepsIt() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--content", "the plan")
+    let id = try string(try noteJSON("inbox/roadmap.md"), "id")
+    let original = try read("inbox/roadmap.md")
+    try write("inbox/roadmap copy.md", original)  // what `cp` does
+
+    let saved = try nb("save", "--json")
+    XCTAssertEqual(saved.status, 0, saved.stderr)
+    let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: saved.stdoutData) as? [String: Any])
+    let copies = try XCTUnwrap(json["new_ids"] as? [[String: String]])
+    XCTAssertEqual(copies, [["path": "inbox/roadmap copy.md", "original": "inbox/roadmap.md"]])
+    XCTAssertEqual(try read("inbox/roadmap.md"), original, "the original keeps its id and its bytes")
+    let copyID = try string(try noteJSON("inbox/roadmap copy.md"), "id")
+    XCTAssertNotEqual(copyID, id)
+    // The id names one note again: selectors and history work.
+    XCTAssertEqual(try string(try noteJSON(id), "path"), "inbox/roadmap.md")
+    try nbSucceeds("history", id)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+
+    // Two committed notes sharing an id (made with git alone) cannot be decided: status says so.
+    try write("inbox/twin.md", original)
+    try gitCommitAll("a copy committed with git")
+    let status = try nbSucceeds("status").stdout + (try nb("status")).stderr
+    XCTAssert(status.contains("inbox/roadmap.md and inbox/twin.md share the id \(id)"), status)
+  }
 }

@@ -207,13 +207,13 @@ extension NoteRepository {
     return NoteScanner.note(path: path, text: stamped.text)
   }
 
-  /// The text with `updated` = max(now, previous + 1 s) and an `id` if it had none.
-  func stamp(_ path: String, text: String) throws -> (text: String, id: String) {
+  /// The text with `updated` = max(now, previous + 1 s) and an `id` if it had none (a new one with `newID`).
+  func stamp(_ path: String, text: String, newID: Bool = false) throws -> (text: String, id: String) {
     try frontMatterCall(path) {
       let metadata = try FrontMatter.read(text)
       var result = text
-      let id = metadata.id ?? NoteID.make()
-      if metadata.id == nil { result = try FrontMatter.setting("id", to: id, in: result) }
+      let id = newID ? NoteID.make() : metadata.id ?? NoteID.make()
+      if metadata.id == nil || newID { result = try FrontMatter.setting("id", to: id, in: result) }
       result = try FrontMatter.settingUpdated(Timestamp.nextUpdated(previous: metadata.updated, now: now), in: result)
       return (result, id)
     }

@@ -3,6 +3,14 @@ import TextFormat
 
 /// What `save` committed.
 public struct SaveResult: Equatable, Sendable {
+  /// A new note that carried another note's `id` (a copied file) and was given its own.
+  public struct Copy: Equatable, Sendable {
+    /// The new note.
+    public var path: String
+    /// The note whose id it had (which keeps it).
+    public var original: String
+  }
+
   /// Every path in the commit (notes, sidecars, other files), sorted.
   public var paths: [String]
   /// The notes that were stamped (changed or added).
@@ -12,6 +20,9 @@ public struct SaveResult: Equatable, Sendable {
   /// Files nb could not stamp (not UTF-8, malformed front matter, an ink file it cannot read), each with the file,
   /// the line where known and the reason. They are committed unchanged: still the user's data.
   public var unstamped: [NoteStoreError] = []
+  /// New notes that carried the `id` of another note already in the repository (a copied file) and were given an
+  /// id of their own, each with the note whose id it had.
+  public var newIDs: [Copy] = []
   /// Whether a commit was made.
   public var committed: Bool { !paths.isEmpty }
 }
@@ -59,6 +70,19 @@ extension NoteRepository {
       var plain: [String] = []
       var inkOnly: [String] = []
       var unstamped: [NoteStoreError] = []
+      var newIDs: [SaveResult.Copy] = []
+      // Which note holds each id, read only if a new note arrives with an id (a copy shares its original's).
+      var notesByID: [String: [String]]?
+      func holders(of id: String) -> [String] {
+        if notesByID == nil {
+          notesByID = Dictionary(
+            grouping: scanner.notes(in: "", recursive: true).compactMap { note in
+              note.id.map { (id: $0.lowercased(), path: note.path) }
+            }
+          ) { $0.id }.mapValues { $0.map(\.path) }
+        }
+        return notesByID?[id.lowercased()] ?? []
+      }
       for (done, path) in paths.enumerated() {
         progress?("Saving", done, paths.count)
         let isInk = path.hasSuffix(RepoPaths.inkSuffix)
@@ -89,7 +113,18 @@ extension NoteRepository {
             plain.append(path)
             continue
           }
-          let result = try stamp(path, text: text)
+          // A new file with an id another note already has is a copy: it becomes a note of its own, with a new id,
+          // so selectors, history and sync (which match notes by id) never confuse the two.
+          var original: String?
+          if try head.map({ try git.file(at: path, in: $0) == nil }) ?? true,
+            let id = try frontMatterCall(path, { try FrontMatter.read(text) }).id
+          {
+            original = holders(of: id).filter { $0 != path }.sorted().first { other in
+              (try? head.map { try git.file(at: other, in: $0) != nil }) == .some(true)
+            }
+          }
+          let result = try stamp(path, text: text, newID: original != nil)
+          if let original { newIDs.append(SaveResult.Copy(path: path, original: original)) }
           stamped.append((path, result.text, result.id))
         } catch let error as NoteStoreError where error.isUnreadableFile {
           plain.append(path)
@@ -118,7 +153,8 @@ extension NoteRepository {
         : "save \(counted(stamped.count, "note"))"
           + (removed.count + plain.count > 0
             ? " and \(counted(removed.count + plain.count, "other change"))" : "")
-      return SaveResult(paths: paths, notes: stamped.map(\.path), removed: removed, unstamped: unstamped)
+      return SaveResult(
+        paths: paths, notes: stamped.map(\.path), removed: removed, unstamped: unstamped, newIDs: newIDs)
     }
   }
 
@@ -153,6 +189,14 @@ extension NoteRepository {
     var warnings = gitWarnings
     let scanned = scanner.notesAndStrays(in: "", recursive: true)
     for note in scanned.notes { if let warning = note.warning { warnings.append(warning) } }
+    // Notes sharing an id confuse selectors, history and sync; save fixes a new copy, these two it cannot decide.
+    let byID = Dictionary(grouping: scanned.notes.filter { $0.id != nil }) { $0.id!.lowercased() }
+    for (id, notes) in byID.sorted(by: { $0.key < $1.key }) where notes.count > 1 {
+      let paths = notes.map(\.path).sorted()
+      warnings.append(
+        "\(paths.joined(separator: " and ")) share the id \(id); remove the id line from all but one and run 'nb save'"
+      )
+    }
     for path in scanned.strays.temporaryFiles {
       warnings.append("\(path) is a partial write left by an interrupted nb; nb never commits it, delete it")
     }

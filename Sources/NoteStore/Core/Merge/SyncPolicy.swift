@@ -178,8 +178,22 @@ struct NoteGroup {
     let sides = [base, ours, theirs]
     var byID: [String: [NoteEntry?]] = [:]
     var unassigned: [[String: NoteEntry]] = [[:], [:], [:]]
-    for (index, side) in sides.enumerated() {
+    // Where each id lives in the earliest side that has it (the base first): when a side holds the id twice (a copied
+    // file), the note at that path is the note, and the copy is matched by path like any new note.
+    var anchor: [String: String] = [:]
+    for side in sides {
       for path in side.keys.sorted() {
+        if let id = side[path]!.metadata?.id, anchor[id] == nil { anchor[id] = path }
+      }
+    }
+    for (index, side) in sides.enumerated() {
+      let ordered = side.keys.sorted { a, b in
+        // The entry at its id's anchor path is assigned before any other holding the same id.
+        let aAnchored = side[a]!.metadata?.id.map { anchor[$0] == a } ?? false
+        let bAnchored = side[b]!.metadata?.id.map { anchor[$0] == b } ?? false
+        return aAnchored != bAnchored ? aAnchored : a < b
+      }
+      for path in ordered {
         let entry = side[path]!
         if let id = entry.metadata?.id, byID[id]?[index] == nil {
           byID[id, default: [nil, nil, nil]][index] = entry
@@ -223,6 +237,8 @@ struct Placement {
   var merged: Bool
   var resurrected: Bool
   var finalPath: String = ""
+  /// For a note new on its side that carries an id another note already has there (a copied file): that id.
+  var copyOf: String? = nil
 }
 
 /// A losing version to be written as a conflict copy next to the winner.
@@ -278,7 +294,9 @@ struct PolicyRun {
     placements.append(
       Placement(
         groupKey: group.key, preferredPath: entry.path, bytes: entry.version.content, sidecar: entry.sidecar,
-        local: local, merged: false, resurrected: resurrected))
+        local: local, merged: false, resurrected: resurrected,
+        // Matched by path although it has an id: its side holds that id twice, and this one is new.
+        copyOf: group.byPath && group.base == nil ? entry.metadata?.id : nil))
   }
 
   private mutating func resolveBoth(_ group: NoteGroup, base: NoteEntry?, ours: NoteEntry, theirs: NoteEntry) {
@@ -381,8 +399,25 @@ struct PolicyRun {
       keptGroups.insert(placement.groupKey)
       placements[index] = placement
     }
+    for placement in placements {
+      if let id = placement.copyOf, keptGroups.contains("id:" + id) { giveOwnID(placement, sharing: id) }
+    }
     report.merged.sort()
     report.resurrected.sort()
+  }
+
+  /// A copied note arriving with its original's id becomes a note of its own: a new id (derived from the inputs, like
+  /// conflict copies'), so no device ever matches the two as one note again.
+  private mutating func giveOwnID(_ placement: Placement, sharing id: String) {
+    let path = placement.finalPath
+    guard let bytes = placement.bytes.data, let text = String(data: bytes, encoding: .utf8) else { return }
+    var random = StableRandom(seed: [Data(path.utf8), Data(device.utf8), bytes])
+    guard let edited = try? FrontMatter.setting("id", to: NoteID.make(using: &random), in: text) else {
+      report.warnings.append("'\(path)' has the id \(id) of another note and its front matter cannot be edited")
+      return
+    }
+    tree[path] = .bytes(Data(edited.utf8))
+    report.warnings.append("'\(path)' had the id \(id) of another note (a copy?): it was given an id of its own")
   }
 
   /// Other files: three-way by bytes; a modification beats a deletion; two different changes → the later commit
