@@ -2,9 +2,9 @@ import Foundation
 import NBTestSupport
 import XCTest
 
-/// A note copied with plain git on another device (`cp`, `git commit`, `git push`) arrives with its original's id:
-/// `nb sync` keeps the two notes apart and gives the copy an id of its own.
-final class SyncCopiedNoteTests: TwoDeviceTestCase {
+/// Files nb did not write, meeting `nb sync`: a note copied with plain git on another device, and a note nb cannot
+/// stamp on this one.
+final class SyncForeignFilesTests: TwoDeviceTestCase {
   func testSyncNeverMergesTwoNotesBecauseTheyShareAnID() throws {
     let shared = try share([Seed(title: "Plan", content: "line one\nline two\n")])[0]
     // Device B has only git: it copies the note (to a path that sorts first) and rewrites the copy's body.
@@ -33,5 +33,16 @@ final class SyncCopiedNoteTests: TwoDeviceTestCase {
     XCTAssert(shown.stdout.contains("\"path\" : \"\(shared.path)\""), shown.stdout)
     try b.sync()
     try assertConverged()
+  }
+
+  func testSyncCommitsANoteItCannotStampAndSaysSo() throws {
+    let shared = try share([Seed(title: "Plan", content: "line one\n")])[0]
+    let broken = "---\ntitle: Plan\nkey: : x\n---\nedited by hand\n"
+    try broken.write(to: a.root.appendingPathComponent(shared.path), atomically: true, encoding: .utf8)
+    let summary = try a.sync()
+    XCTAssertEqual(summary.outcome, "pushed")
+    XCTAssert(
+      summary.warnings.contains { $0.contains("\(shared.path):3") && $0.contains("unchanged") }, "\(summary.warnings)")
+    XCTAssertEqual(try a.git.show("origin/main", path: shared.path), broken)
   }
 }
