@@ -51,10 +51,13 @@ final class InitTests: NBCLITestCase {
     XCTAssertEqual(try git.logSubjects(), ["nb: init", "my first commit"])
     XCTAssertEqual(try git.revParse("HEAD~1"), first, "history is kept")
     XCTAssertEqual(try text("README.md"), "mine\n")
-    XCTAssertEqual(try text(".gitignore"), "secret\n", "an existing .gitignore is not replaced")
+    // An existing .gitignore is not replaced: nb's block of per-device ignores is added after what was there.
+    let ignore = try text(".gitignore")
+    XCTAssertTrue(ignore.hasPrefix("secret\n\n# nb: per-device state of editors and apps"), ignore)
+    XCTAssertTrue(ignore.contains("\n.obsidian/workspace*.json\n"), ignore)
     XCTAssertEqual(
       try git.run("show", "--name-status", "--format=", "HEAD").split(separator: "\n").sorted(),
-      ["A\t.gitattributes", "A\t.nb/config.yaml", "A\tinbox/.notebook.yaml"])
+      ["A\t.gitattributes", "A\t.nb/config.yaml", "A\tinbox/.notebook.yaml", "M\t.gitignore"])
     try assertCleanAndSound()
   }
 

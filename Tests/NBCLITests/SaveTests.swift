@@ -163,4 +163,31 @@ final class SaveTests: NBCLITestCase {
     let status = try nbSucceeds("status").stdout + (try nb("status")).stderr
     XCTAssert(status.contains("inbox/roadmap.md and inbox/twin.md share the id \(id)"), status)
   }
+
+  func testEditorStateIsIgnoredAndAnOlderRepositoryGetsTheIgnores() throws {
+    try makeRepository()
+    // A repository from an older nb: its .gitignore lacks nb's block of per-device ignores.
+    try write(".gitignore", "# mine\nsecret.txt\n")
+    try gitCommitAll("an older .gitignore")
+    try write(".obsidian/workspace.json", "{\"active\": \"x\"}\n")
+    try write(".obsidian/app.json", "{}\n")
+    try write(".trash/old.md", "gone\n")
+    try write(".history/roadmap_20261124.md", "old\n")
+    try write("inbox/.#roadmap.md", "emacs lock\n")
+    try write("inbox/picture.png", Data([0x89, 0x50, 0x4E, 0x47]))
+    try nbSucceeds("save")
+    let ignore = try text(".gitignore")
+    XCTAssertTrue(ignore.hasPrefix("# mine\nsecret.txt\n\n# nb: per-device state"), ignore)
+    // The real git decides what is ignored: per-device state is, settings shared by devices and attachments are not.
+    XCTAssertEqual(
+      try git.run("ls-files").split(separator: "\n").filter {
+        !$0.hasPrefix("inbox/.notebook") && $0 != ".nb/config.yaml" && $0 != ".gitattributes"
+      },
+      [".gitignore", ".obsidian/app.json", "inbox/picture.png"])
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    // Once there, the block is never added again.
+    try write("inbox/more.png", Data([0x89]))
+    try nbSucceeds("save")
+    XCTAssertEqual(try text(".gitignore"), ignore)
+  }
 }

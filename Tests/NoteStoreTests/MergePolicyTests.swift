@@ -359,19 +359,18 @@ final class MergePolicyTests: XCTestCase {
 
   // MARK: - Other files
 
-  func testOtherFilesMergeByBytesAndLaterCommitWins() {
+  func testOtherFilesMergeByBytesAndLaterCommitWinsWithoutACopy() {
+    // As git does with binaries: the later change keeps the path and the other stays in history (the merge's other
+    // parent), with no conflict copy next to an app's settings file.
     let base = tree([".nb/config.yaml": "format: 1\n", "img/a.png": "A"])
     let ours = [".nb/config.yaml": version("format: 1\nx: 1\n", at: 300), "img/a.png": version("A")]
     let theirs = [".nb/config.yaml": version("format: 1\nx: 2\n", at: 100), "img/a.png": version("B", at: 50)]
     guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
-    let loser =
-      ".nb/config.conflict-\(SyncPolicy.compactUTC(Date(timeIntervalSince1970: 1_795_000_100)))-my-laptop.yaml"
-    XCTAssertEqual(loser, ".nb/config.conflict-20261118T110820Z-my-laptop.yaml")
-    XCTAssertEqual(
-      result.tree, [".nb/config.yaml": "format: 1\nx: 1\n", loser: "format: 1\nx: 2\n", "img/a.png": "B"])
-    XCTAssertEqual(
-      result.report.conflicts,
-      [SyncConflict(path: ".nb/config.yaml", winner: .ours, loser: .theirs, loserPath: loser, reason: "file contents")])
+    XCTAssertEqual(result.tree, [".nb/config.yaml": "format: 1\nx: 1\n", "img/a.png": "B"])
+    XCTAssertEqual(result.report.conflicts, [])
+    XCTAssertEqual(result.report.warnings.count, 1)
+    XCTAssertTrue(result.report.warnings[0].hasPrefix("'.nb/config.yaml' changed on both devices"))
+    XCTAssertTrue(result.report.warnings[0].contains("this device's"))
   }
 
   func testNotesMatchByPathWhenOneSideHasNoIDYet() {

@@ -65,10 +65,9 @@ final class MergeStoredContentTests: XCTestCase {
         base: base, ours: ours, theirs: theirs, device: "laptop", now: now)
     else { return XCTFail("not merged") }
     XCTAssertEqual(reads.count, [:], "no bytes were needed to decide")
-    XCTAssertEqual(tree["data.bin"]?.storedID, "t", "the later change keeps the path")
-    XCTAssertEqual(report.conflicts.count, 1)
-    let copy = report.conflicts[0].loserPath
-    XCTAssertEqual(tree[copy]?.storedID, "o", "the losing version is the stored file itself, not a stand-in")
+    XCTAssertEqual(tree["data.bin"]?.storedID, "t", "the later change keeps the path, the stored file itself")
+    XCTAssertEqual(tree.count, 1, "the other version stays in history, not in a copy")
+    XCTAssertEqual(report.conflicts, [])
   }
 
   func testAStoredVersionAndBytesInHandCompareByContent() {

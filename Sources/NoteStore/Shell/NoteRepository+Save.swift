@@ -62,7 +62,10 @@ extension NoteRepository {
   @discardableResult
   public func save() throws -> SaveResult {
     try mutate { tx in
+      // First, so that what it ignores is not committed by this save.
+      try addIgnoreBlock(in: &tx)
       let changes = try git.changes()
+      // git status already shows a new .gitignore; an existing one nb appended to is modified: listed either way.
       let paths = Array(Set(changes.map(\.path).filter { !AtomicFile.isTemporary($0) })).sorted()
       let head = try git.headID()
       var stamped: [(path: String, text: String, id: String)] = []

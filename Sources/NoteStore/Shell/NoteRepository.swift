@@ -132,7 +132,7 @@ public final class NoteRepository {
     try repository.mutate { tx in
       try tx.write(".nb/config.yaml", config.fileText)
       try tx.writeIfAbsent(".gitattributes", gitattributesText)
-      try tx.writeIfAbsent(".gitignore", gitignoreText)
+      try repository.addIgnoreBlock(in: &tx)
       try repository.makeNotebookDirectories(config.defaultNotebook, title: nil, in: &tx)
       tx.subject = "init"
     }
@@ -145,15 +145,41 @@ public final class NoteRepository {
 
     """
 
-  static let gitignoreText = """
-    # Editor droppings that should never become notes.
-    .*.swp
-    *~
+  /// The first line of the block of ignores nb owns in `.gitignore`: how nb knows the block is there.
+  static let ignoreBlockMarker = "# nb: per-device state of editors and apps, never notes"
+
+  /// Files that are one device's state, not anyone's notes: committed, they change on every device and conflict.
+  static let ignoreBlock = """
+    \(ignoreBlockMarker) (nb adds this block once; the rest of the file is yours).
+    .obsidian/workspace*.json
+    .trash/
     .DS_Store
+    .*.swp
+    .*.swo
+    *~
+    .#*
+    \\#*#
+    .history/
     # nb's own temporary files: left behind only when a process is killed mid-write.
     .*.nb-*.tmp
 
     """
+
+  /// `existing` (a `.gitignore`'s text, nil when there is none) with nb's block added at the end; nil when the block
+  /// is already there. Nothing a person wrote is changed or moved.
+  static func gitignore(adding existing: String?) -> String? {
+    guard let existing else { return ignoreBlock }
+    if existing.split(separator: "\n").contains(where: { $0.hasPrefix(ignoreBlockMarker) }) { return nil }
+    let separator = existing.isEmpty || existing.hasSuffix("\n\n") ? "" : existing.hasSuffix("\n") ? "\n" : "\n\n"
+    return existing + separator + ignoreBlock
+  }
+
+  /// Adds nb's ignore block to `.gitignore` when it lacks it (a repository from an older nb, or an adopted one).
+  func addIgnoreBlock(in tx: inout Transaction) throws {
+    let path = absolute(".gitignore")
+    let existing = FileSystem.exists(path) ? try readText(".gitignore") : nil
+    if let text = Self.gitignore(adding: existing) { try tx.write(".gitignore", text) }
+  }
 
   // MARK: - Reading
 

@@ -421,12 +421,12 @@ struct PolicyRun {
   }
 
   /// Other files: three-way by bytes; a modification beats a deletion; two different changes → the later commit
-  /// keeps the path and the other becomes `<name>.conflict-<time>-<device><ext>`.
+  /// keeps the path, as git keeps binaries, and the other stays in history (the merge's other parent): a conflict
+  /// copy next to an app's settings file would only be noise.
   mutating func resolveFiles(
     base: [String: FileVersion], ours: [String: FileVersion], theirs: [String: FileVersion]
   ) {
     let paths = Set(base.keys).union(ours.keys).union(theirs.keys).sorted()
-    var losers: [(path: String, version: FileVersion, side: SyncSide, winner: SyncSide)] = []
     for path in paths {
       let b = base[path]?.content
       let o = ours[path]
@@ -439,7 +439,9 @@ struct PolicyRun {
       } else if let o, let t {
         let side = winner(ours: o.commitTime, theirs: t.commitTime)
         result = side == .ours ? o.content : t.content
-        losers.append((path, side == .ours ? t : o, side == .ours ? .theirs : .ours, side))
+        report.warnings.append(
+          "'\(path)' changed on both devices: the newer version (\(side == .ours ? "this device's" : "the remote's")) "
+            + "is kept, the other stays in history (git log -p -- '\(path)')")
       } else {
         result = (o ?? t)?.content
         report.warnings.append("'\(path)' was deleted on one side and changed on the other: the change is kept")
@@ -452,25 +454,16 @@ struct PolicyRun {
       }
       tree[target] = result
     }
-    for loser in losers {
-      let copyPath = uniquePath(forFile: loser.path, conflictTime: loser.version.commitTime) { tree[$0] != nil }
-      tree[copyPath] = loser.version.content
-      report.conflicts.append(
-        SyncConflict(
-          path: loser.path, winner: loser.winner, loser: loser.side, loserPath: copyPath, reason: "file contents"))
-    }
   }
 
-  /// `<name>.conflict-<time>-<device><ext>` (or `<name>-2<ext>` without a time), made unique.
-  private func uniquePath(forFile path: String, conflictTime: Date? = nil, isTaken: (String) -> Bool) -> String {
+  /// `<name>-2<ext>` (then `-3`, …): a free path for a file that clashed with a note's.
+  private func uniquePath(forFile path: String, isTaken: (String) -> Bool) -> String {
     let directory = RepoPaths.directory(of: path)
     let name = RepoPaths.lastComponent(of: path)
     let dot = name.dropFirst().lastIndex(of: ".")
     let stem = dot.map { String(name[..<$0]) } ?? name
     let ext = dot.map { String(name[$0...]) } ?? ""
-    var base = stem
-    if let conflictTime { base += ".conflict-\(SyncPolicy.compactUTC(conflictTime))-\(Slug.make(device))" }
-    let chosen = Slug.unique(base) { isTaken(RepoPaths.join(directory, $0 + ext)) }
+    let chosen = Slug.unique(stem) { isTaken(RepoPaths.join(directory, $0 + ext)) }
     return RepoPaths.join(directory, chosen + ext)
   }
 
