@@ -182,6 +182,19 @@ final class RemoteCallbackContext {
     return port
   }
 
+  /// The advice for a host whose key differs from the one known_hosts records. Unlike an unknown host, adding
+  /// the offered key would trust whoever answered, so this says it may be an attack, shows both fingerprints for
+  /// comparing with the administrator's, and gives the step that forgets the old key only behind that warning.
+  static func changedHostKeyMessage(host: String, port: Int?, known: [String], offered: String?) -> String {
+    let entry = port.map { "[\(host)]:\($0)" } ?? host
+    let portOption = port.map { "-p \($0) " } ?? ""
+    return "the ssh host key of \(entry) has CHANGED: ~/.ssh/known_hosts records \(known.joined(separator: ", ")) "
+      + "but the server offered \(offered ?? "another key"). This may be an attack (someone in the middle "
+      + "impersonating the server); nothing was sent. Check the new fingerprint with the server's administrator; "
+      + "only if they confirm the key was replaced, remove the old one with `ssh-keygen -R '\(entry)'`, connect "
+      + "once with `ssh \(portOption)\(host)` to accept the new one, then retry."
+  }
+
   /// libgit2 files some connection failures under other classes (ssh's socket, the local transport's missing
   /// path), so the text decides for those.
   static func looksUnreachable(_ message: String) -> Bool {
@@ -232,20 +245,23 @@ private let certificateCallback: git_transport_certificate_check_cb = { cert, va
   let hostName = host.map { String(cString: $0) } ?? "the server"
   if let cert, cert.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2 {
     let hostkey = UnsafeRawPointer(cert).assumingMemoryBound(to: git_cert_hostkey.self).pointee
-    var fingerprint = ""
-    if hostkey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0 {
-      let bytes = withUnsafeBytes(of: hostkey.hash_sha256) { Data($0) }
-      var base64 = bytes.base64EncodedString()
-      while base64.hasSuffix("=") { base64.removeLast() }
-      fingerprint = " (SHA256:\(base64))"
+    let offered =
+      hostkey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0
+      ? KnownHosts.fingerprint(sha256: withUnsafeBytes(of: hostkey.hash_sha256) { [UInt8]($0) }) : nil
+    let port = RemoteCallbackContext.sshPort(context.url)
+    let known = KnownHosts.forHost(hostName, port: port).keys
+    if !known.isEmpty {
+      context.hostKeyFailure = RemoteCallbackContext.changedHostKeyMessage(
+        host: hostName, port: port, known: known.map(KnownHosts.fingerprint(ofKey:)), offered: offered)
+    } else {
+      // Without the port the advice would fetch the key of the server on port 22, which is not this one.
+      let portOption = port.map { "-p \($0) " } ?? ""
+      context.hostKeyFailure =
+        "the ssh host key of \(hostName)\(offered.map { " (\($0))" } ?? "") is not trusted: it is missing from "
+        + "~/.ssh/known_hosts. If you trust this server, connect once with `ssh \(portOption)"
+        + "\(hostName)` and accept the key (or add the output of `ssh-keyscan \(portOption)\(hostName)` to "
+        + "~/.ssh/known_hosts), then retry."
     }
-    // Without the port the advice would fetch the key of the server on port 22, which is not this one.
-    let portOption = RemoteCallbackContext.sshPort(context.url).map { "-p \($0) " } ?? ""
-    context.hostKeyFailure =
-      "the ssh host key of \(hostName)\(fingerprint) is not trusted: it is missing from ~/.ssh/known_hosts or "
-      + "differs from the one recorded there. If you trust this server, connect once with `ssh \(portOption)"
-      + "\(hostName)` and accept the key (or add the output of `ssh-keyscan \(portOption)\(hostName)` to "
-      + "~/.ssh/known_hosts), then retry."
     git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), context.hostKeyFailure)
   } else {
     context.certificateFailure = "the TLS certificate of \(hostName) did not verify"
