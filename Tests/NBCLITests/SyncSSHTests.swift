@@ -132,6 +132,9 @@ final class SyncTableSSHTests: SyncTableScenarios {
     XCTAssertNotEqual(refused.status, 3, "a refused key is not 'offline'")
     XCTAssertTrue(refused.stderr.contains("authentication"), refused.stderr)
     XCTAssertTrue(refused.stderr.contains("id_ed25519"), "the message should name the key tried: \(refused.stderr)")
+    XCTAssertTrue(refused.stderr.contains(remoteURL()), "the message should name the URL: \(refused.stderr)")
+    XCTAssertTrue(refused.stderr.contains("authorised"), "the message should say what to check: \(refused.stderr)")
+    XCTAssertFalse(refused.stderr.contains("git_"), "libgit2 internals leaked: \(refused.stderr)")
     XCTAssertEqual(try b.fullSnapshot(), before, "a refused sync changed the device")
     XCTAssertEqual(try bareGit.run("for-each-ref", "--format=%(refname) %(objectname)"), remoteBefore)
   }
