@@ -153,12 +153,16 @@ public struct Credentials: Sendable {
     }
     if request.allowed.contains(.userPassword) {
       // Asked on every HTTPS request (at most maxAttempts), so a refused answer never shifts the order.
-      if let filled = fillCredential(request.url) {
+      let filled = fillCredential(request.url)
+      if let filled {
         candidates.append(.userPassword(username: filled.username, password: filled.password))
       }
       if let token = environment["NB_GIT_TOKEN"], !token.isEmpty {
-        // Hosts ignore the user name when a token is the password; GitHub documents x-access-token.
-        candidates.append(.userPassword(username: request.usernameFromURL ?? "x-access-token", password: token))
+        // Servers that check the user need the right one: the URL's, else the one the helper knows (its stored
+        // password may be stale while the user is right). Only then a default: hosts that ignore the user name
+        // for a token accept anything, and GitHub documents x-access-token.
+        let user = request.usernameFromURL ?? filled?.username ?? "x-access-token"
+        candidates.append(.userPassword(username: user, password: token))
       }
     }
     return candidates

@@ -261,7 +261,7 @@ extension Repository {
         // A ref the server never mentioned was not accepted either; say so rather than claim success.
         switch context.pushStatuses[results[i].destination] {
         case .some(.none): break
-        case .some(.some(let message)): results[i].status = .rejectedByServer(message)
+        case .some(.some(let message)): results[i].status = .rejectedByServer(context.rejection(message))
         case .none: results[i].status = .rejectedByServer("no status reported by the server")
         }
       }

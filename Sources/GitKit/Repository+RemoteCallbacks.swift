@@ -11,6 +11,8 @@ public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The remote could not be reached: connection refused, unknown host, timeout, network down, or a local remote
     /// path that does not exist (an unmounted disk). Nothing was changed.
     case network
+    /// The server answered but has no repository at that URL (HTTP 404, "does not appear to be a git repository").
+    case notFound
     /// Every credential offered was refused, or there was none to offer.
     case authentication
     /// The ssh host key is not in `~/.ssh/known_hosts` or does not match it; the message says how to trust it.
@@ -29,12 +31,15 @@ public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
   public let remote: String
   /// The failing call and libgit2's text; for `.hostKey` and `.authentication` the message is GitKit's own.
   public let underlying: GitError
+  /// The URL that was contacted ("" when the failure came before one was known).
+  public let url: String
 
   /// Creates an error (GitKit makes these; public for tests and fakes).
-  public init(kind: Kind, remote: String, underlying: GitError) {
+  public init(kind: Kind, remote: String, underlying: GitError, url: String = "") {
     self.kind = kind
     self.remote = remote
     self.underlying = underlying
+    self.url = url
   }
 
   /// True when the remote was simply unreachable, so the caller should keep its local commits for later.
@@ -97,6 +102,9 @@ final class RemoteCallbackContext {
   var tipUpdates: [ReferenceUpdate] = []
   /// refname -> server's rejection text (nil: accepted), from push_update_reference.
   var pushStatuses: [String: String?] = [:]
+  /// What the server printed on the side band (`remote: ...` in git's output): a hook's reason for refusing a
+  /// push arrives only here, the per-reference status says just "pre-receive hook declined".
+  var serverText = ""
 
   init(credentials: Credentials, progress: ((TransferProgress) -> Void)?) {
     self.credentials = credentials
@@ -113,6 +121,7 @@ final class RemoteCallbackContext {
     callbacks.certificate_check = certificateCallback
     callbacks.update_tips = updateTipsCallback
     callbacks.push_update_reference = pushUpdateReferenceCallback
+    callbacks.sideband_progress = sidebandCallback
     if progress != nil { callbacks.transfer_progress = transferProgressCallback }
     return callbacks
   }
@@ -124,41 +133,50 @@ final class RemoteCallbackContext {
     let gitError = GitError.last(function, rc)
     if let hostKeyFailure {
       return RemoteError(
-        kind: .hostKey, remote: remote, underlying: GitError(function: function, code: rc, message: hostKeyFailure))
+        kind: .hostKey, remote: remote, underlying: GitError(function: function, code: rc, message: hostKeyFailure),
+        url: url)
     }
     if let authenticationFailure {
       return RemoteError(
         kind: .authentication, remote: remote,
-        underlying: GitError(function: function, code: rc, message: authenticationFailure))
+        underlying: GitError(function: function, code: rc, message: authenticationFailure), url: url)
     }
     if let certificateFailure {
       return RemoteError(
         kind: .certificate, remote: remote,
-        underlying: GitError(function: function, code: rc, message: certificateFailure))
+        underlying: GitError(function: function, code: rc, message: certificateFailure), url: url)
     }
     if rc == GIT_EAUTH.rawValue {
       // An ssh server that gives up on a client (sshd's MaxAuthTries) drops the connection before libgit2 asks the
       // callback again, so libssh2's text ("Failed getting response") would be all the user sees; say what was tried.
-      guard !offered.isEmpty else { return RemoteError(kind: .authentication, remote: remote, underlying: gitError) }
+      guard !offered.isEmpty else {
+        return RemoteError(kind: .authentication, remote: remote, underlying: gitError, url: url)
+      }
       let message =
         "authentication to \(url) failed (tried \(offered.joined(separator: ", "))): \(gitError.message)"
       return RemoteError(
-        kind: .authentication, remote: remote, underlying: GitError(function: function, code: rc, message: message))
+        kind: .authentication, remote: remote, underlying: GitError(function: function, code: rc, message: message),
+        url: url)
     }
-    if rc == GIT_ECERTIFICATE.rawValue { return RemoteError(kind: .certificate, remote: remote, underlying: gitError) }
+    if rc == GIT_ECERTIFICATE.rawValue {
+      return RemoteError(kind: .certificate, remote: remote, underlying: gitError, url: url)
+    }
     if Self.isMissingLocalPath(url) {
       // libgit2 takes a path it cannot find for an unknown URL scheme; for nb it is a disk that is not mounted.
-      return RemoteError(kind: .network, remote: remote, underlying: gitError)
+      return RemoteError(kind: .network, remote: remote, underlying: gitError, url: url)
     }
     if rc == GIT_EINVALIDSPEC.rawValue || gitError.message.contains("unsupported URL protocol")
       || gitError.message.contains("unknown scheme")
     {
-      return RemoteError(kind: .other, remote: remote, underlying: gitError)
+      return RemoteError(kind: .other, remote: remote, underlying: gitError, url: url)
+    }
+    if Self.looksNotFound(gitError.message) {
+      return RemoteError(kind: .notFound, remote: remote, underlying: gitError, url: url)
     }
     if klass == Int32(GIT_ERROR_NET.rawValue) || Self.looksUnreachable(gitError.message) {
-      return RemoteError(kind: .network, remote: remote, underlying: gitError)
+      return RemoteError(kind: .network, remote: remote, underlying: gitError, url: url)
     }
-    return RemoteError(kind: .other, remote: remote, underlying: gitError)
+    return RemoteError(kind: .other, remote: remote, underlying: gitError, url: url)
   }
 
   /// True for a local remote (a path or `file://` URL) whose directory does not exist.
@@ -180,6 +198,46 @@ final class RemoteCallbackContext {
       let port = URLComponents(string: url)?.port, port != 22
     else { return nil }
     return port
+  }
+
+  /// The advice for a host whose key differs from the one known_hosts records. Unlike an unknown host, adding
+  /// the offered key would trust whoever answered, so this says it may be an attack, shows both fingerprints for
+  /// comparing with the administrator's, and gives the step that forgets the old key only behind that warning.
+  static func changedHostKeyMessage(host: String, port: Int?, known: [String], offered: String?) -> String {
+    let entry = port.map { "[\(host)]:\($0)" } ?? host
+    let portOption = port.map { "-p \($0) " } ?? ""
+    return "the ssh host key of \(entry) has CHANGED: ~/.ssh/known_hosts records \(known.joined(separator: ", ")) "
+      + "but the server offered \(offered ?? "another key"). This may be an attack (someone in the middle "
+      + "impersonating the server); nothing was sent. Check the new fingerprint with the server's administrator; "
+      + "only if they confirm the key was replaced, remove the old one with `ssh-keygen -R '\(entry)'`, connect "
+      + "once with `ssh \(portOption)\(host)` to accept the new one, then retry."
+  }
+
+  /// The server's side-band lines worth showing a person: progress counters ("Resolving deltas: 50% (1/2)") are
+  /// left out, what a hook printed is kept.
+  var serverLines: [String] {
+    serverText.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+      .map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { line in
+        guard !line.isEmpty else { return false }
+        guard let colon = line.range(of: ": ") else { return true }
+        let rest = line[colon.upperBound...]
+        return !(rest.first?.isNumber == true && rest.contains("%"))
+      }
+  }
+
+  /// A server's rejection of one reference, with what the server printed (a hook's reason) when it printed any.
+  func rejection(_ status: String) -> String {
+    let lines = serverLines
+    return lines.isEmpty ? status : "\(status); the server said: \(lines.joined(separator: " / "))"
+  }
+
+  /// The server's "no such repository", which libgit2 reports as text only: smart HTTP's status code, the
+  /// `git-upload-pack` error git prints over ssh and `git daemon`.
+  static func looksNotFound(_ message: String) -> Bool {
+    let text = message.lowercased()
+    return ["status code: 404", "does not appear to be a git repository", "repository not found", "no such repository"]
+      .contains { text.contains($0) }
   }
 
   /// libgit2 files some connection failures under other classes (ssh's socket, the local transport's missing
@@ -232,20 +290,23 @@ private let certificateCallback: git_transport_certificate_check_cb = { cert, va
   let hostName = host.map { String(cString: $0) } ?? "the server"
   if let cert, cert.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2 {
     let hostkey = UnsafeRawPointer(cert).assumingMemoryBound(to: git_cert_hostkey.self).pointee
-    var fingerprint = ""
-    if hostkey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0 {
-      let bytes = withUnsafeBytes(of: hostkey.hash_sha256) { Data($0) }
-      var base64 = bytes.base64EncodedString()
-      while base64.hasSuffix("=") { base64.removeLast() }
-      fingerprint = " (SHA256:\(base64))"
+    let offered =
+      hostkey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0
+      ? KnownHosts.fingerprint(sha256: withUnsafeBytes(of: hostkey.hash_sha256) { [UInt8]($0) }) : nil
+    let port = RemoteCallbackContext.sshPort(context.url)
+    let known = KnownHosts.forHost(hostName, port: port).keys
+    if !known.isEmpty {
+      context.hostKeyFailure = RemoteCallbackContext.changedHostKeyMessage(
+        host: hostName, port: port, known: known.map(KnownHosts.fingerprint(ofKey:)), offered: offered)
+    } else {
+      // Without the port the advice would fetch the key of the server on port 22, which is not this one.
+      let portOption = port.map { "-p \($0) " } ?? ""
+      context.hostKeyFailure =
+        "the ssh host key of \(hostName)\(offered.map { " (\($0))" } ?? "") is not trusted: it is missing from "
+        + "~/.ssh/known_hosts. If you trust this server, connect once with `ssh \(portOption)"
+        + "\(hostName)` and accept the key (or add the output of `ssh-keyscan \(portOption)\(hostName)` to "
+        + "~/.ssh/known_hosts), then retry."
     }
-    // Without the port the advice would fetch the key of the server on port 22, which is not this one.
-    let portOption = RemoteCallbackContext.sshPort(context.url).map { "-p \($0) " } ?? ""
-    context.hostKeyFailure =
-      "the ssh host key of \(hostName)\(fingerprint) is not trusted: it is missing from ~/.ssh/known_hosts or "
-      + "differs from the one recorded there. If you trust this server, connect once with `ssh \(portOption)"
-      + "\(hostName)` and accept the key (or add the output of `ssh-keyscan \(portOption)\(hostName)` to "
-      + "~/.ssh/known_hosts), then retry."
     git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), context.hostKeyFailure)
   } else {
     context.certificateFailure = "the TLS certificate of \(hostName) did not verify"
@@ -269,6 +330,13 @@ private let updateTipsCallback:
 private let pushUpdateReferenceCallback: git_push_update_reference_cb = { refname, status, payload in
   guard let context = context(payload), let refname else { return 0 }
   context.pushStatuses[String(cString: refname)] = .some(status.map { String(cString: $0) })
+  return 0
+}
+
+private let sidebandCallback: git_transport_message_cb = { text, length, payload in
+  guard let context = context(payload), let text, length > 0 else { return 0 }
+  let bytes = UnsafeRawBufferPointer(start: text, count: Int(length))
+  context.serverText += String(decoding: bytes, as: UTF8.self)
   return 0
 }
 

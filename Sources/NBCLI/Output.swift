@@ -93,10 +93,14 @@ struct NoteJSON: Encodable {
     try c.encode(aliases, forKey: .aliases)
     try c.encode(created, forKey: .created)
     try c.encode(updated, forKey: .updated)
-    try c.encodeIfPresent(conflictOf, forKey: .conflictOf)
-    try c.encodeIfPresent(warning, forKey: .warning)
-    try c.encodeIfPresent(body, forKey: .body)
-    try c.encodeIfPresent(ink, forKey: .ink)
+    try c.encode(conflictOf, forKey: .conflictOf)
+    try c.encode(warning, forKey: .warning)
+    // `body` and `ink` belong to `show`'s shape only (the one caller passing a body): there `ink` is null for a
+    // note without ink rather than missing.
+    if let body {
+      try c.encode(body, forKey: .body)
+      try c.encode(ink, forKey: .ink)
+    }
   }
 }
 

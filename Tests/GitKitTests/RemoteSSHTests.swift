@@ -120,6 +120,7 @@ final class RemoteSSHTests: RemoteTestCase {
           message.contains("`ssh-keyscan -p \(server.port) 127.0.0.1`"),
           "\(what) should say how to trust the key, port included: \(message)")
         XCTAssertTrue(message.contains(fingerprint), "\(what) should name \(fingerprint): \(message)")
+        XCTAssertFalse(message.contains("CHANGED"), "an unknown host is not a changed one: \(message)")
       }
     }
     assertHostKeyRefusal({ _ = try repo.fetch(remote: "origin", credentials: counting) }, "fetch")
@@ -155,10 +156,36 @@ final class RemoteSSHTests: RemoteTestCase {
     let repo = try makeRepository()
     try commitFile(repo, "a.md", "a\n")
     try repo.addRemote(name: "origin", url: server.url(bare.path))
-    XCTAssertThrowsError(try repo.push(remote: "origin", refspecs: ["main"], credentials: keyFile)) { error in
-      XCTAssertEqual((error as? RemoteError)?.kind, .hostKey, "\(error)")
+    let knownFingerprint = try fingerprint(of: impostor.appendingPathExtension("pub"))
+    let offeredFingerprint = try fingerprint(of: server.directory.appendingPathComponent("ssh_host_ed25519_key.pub"))
+    func assertChangedKeyRefusal(_ what: String) {
+      XCTAssertThrowsError(try repo.push(remote: "origin", refspecs: ["main"], credentials: keyFile), what) { error in
+        XCTAssertEqual((error as? RemoteError)?.kind, .hostKey, "\(error)")
+        let message = (error as? RemoteError)?.underlying.message ?? ""
+        XCTAssertTrue(message.contains("CHANGED"), "\(what): \(message)")
+        XCTAssertTrue(message.contains("attack"), "\(what): \(message)")
+        XCTAssertTrue(message.contains(knownFingerprint), "\(what) should show the known key: \(message)")
+        XCTAssertTrue(message.contains(offeredFingerprint), "\(what) should show the offered key: \(message)")
+        XCTAssertTrue(message.contains("`ssh-keygen -R '[127.0.0.1]:\(server.port)'`"), "\(what): \(message)")
+        XCTAssertFalse(message.contains("ssh-keyscan"), "adding the offered key would trust an impostor: \(message)")
+      }
     }
+    assertChangedKeyRefusal("plain known_hosts")
+    // Debian's ssh_config hashes host names (HashKnownHosts yes); the entry must still be recognised.
+    let hashed = try ProcessRunner.run(
+      "ssh-keygen", arguments: ["-H", "-f", home.appendingPathComponent(".ssh/known_hosts").path])
+    XCTAssertTrue(hashed.succeeded, hashed.stderr)
+    XCTAssertTrue(
+      try String(contentsOf: home.appendingPathComponent(".ssh/known_hosts"), encoding: .utf8).hasPrefix("|1|"))
+    assertChangedKeyRefusal("hashed known_hosts")
     XCTAssertFalse(try bareGit(bare).result(["rev-parse", "--verify", "--quiet", "main"]).succeeded)
+  }
+
+  /// The SHA256 fingerprint of a public key file, as OpenSSH prints it.
+  func fingerprint(of publicKey: URL) throws -> String {
+    let keygen = try ProcessRunner.run("ssh-keygen", arguments: ["-l", "-E", "sha256", "-f", publicKey.path])
+    return try XCTUnwrap(
+      keygen.stdout.split(separator: " ").first(where: { $0.hasPrefix("SHA256:") }).map(String.init), keygen.stderr)
   }
 
   func testWrongKeyFailsAuthenticationAfterBoundedAttempts() throws {

@@ -65,8 +65,9 @@ final class RemoteServerTests: RemoteTestCase {
     guard case .rejectedByServer(let reason) = result.references[0].status else {
       return XCTFail("expected a server rejection, got \(result.references[0].status)")
     }
-    // What `git push` shows as "! [remote rejected] main -> main (pre-receive hook declined)".
-    XCTAssertEqual(reason, "pre-receive hook declined")
+    // What `git push` shows as "! [remote rejected] main -> main (pre-receive hook declined)", with the hook's own
+    // text that git shows as "remote: notes are frozen".
+    XCTAssertEqual(reason, "pre-receive hook declined; the server said: notes are frozen")
     XCTAssertFalse(try bareGit(bare).result(["rev-parse", "--verify", "--quiet", "main"]).succeeded)
     // The remote-tracking branch does not claim a push that did not happen.
     XCTAssertNil(try repo.reference(named: "refs/remotes/origin/main"))
@@ -113,5 +114,10 @@ final class RemoteServerTests: RemoteTestCase {
     XCTAssertTrue(try repo.fetch(remote: "origin", credentials: standard).listing.isEmpty)
     let helper = Credentials.standard(environment: [:]) { _ in ("alice", "right") }
     XCTAssertTrue(try repo.fetch(remote: "origin", credentials: helper).listing.isEmpty)
+
+    // No user in the URL, a helper that knows the user but holds a stale password: the token goes with that user.
+    try repo.setRemoteURL(name: "origin", url: server.url("notes.git"))
+    let staleHelper = Credentials.standard(environment: ["NB_GIT_TOKEN": "right"]) { _ in ("alice", "stale") }
+    XCTAssertTrue(try repo.fetch(remote: "origin", credentials: staleHelper).listing.isEmpty)
   }
 }

@@ -121,6 +121,39 @@ final class JSONShapeTests: NBCLITestCase {
     XCTAssertEqual(note["body"] as? String, "line one\nline two\n")
   }
 
+  /// Keys whose value is absent are still present, as null: Swift's synthesized Encodable would drop them.
+  func testAbsentValuesArePresentAsNull() throws {
+    try makeRepository()
+    let added = try jsonObject("add", "Roadmap", "--content", "text", "--json")
+    let listed = try XCTUnwrap(try jsonArray("list", "--json").first)
+    let found = try XCTUnwrap(try jsonArray("search", "text", "--json").first)
+    for (command, note) in [("add", added), ("list", listed), ("search", found)] {
+      for key in ["conflict_of", "warning"] {
+        XCTAssertTrue(note[key] is NSNull, "\(command) --json: \(key) should be null, is \(note[key] ?? "missing")")
+      }
+    }
+    let shown = try jsonObject("show", "roadmap", "--json")
+    for key in ["conflict_of", "warning", "ink"] {
+      XCTAssertTrue(shown[key] is NSNull, "show --json: \(key) should be null, is \(shown[key] ?? "missing")")
+    }
+
+    // A page without a background and a file without strokes: `background` and `bounds` are null.
+    try write(
+      "inbox/roadmap.ink.jsonl",
+      InkTests.header + "\n" + #"{"k":"page","id":"p1","ord":"a1","w":60000,"h":80000}"# + "\n")
+    let info = try jsonObject("ink", "info", "roadmap", "--json")
+    XCTAssertTrue(info["bounds"] is NSNull, "ink info --json: bounds is \(info["bounds"] ?? "missing")")
+    let page = try XCTUnwrap((info["pages"] as? [[String: Any]])?.first)
+    XCTAssertTrue(page["background"] is NSNull, "ink info --json: background is \(page["background"] ?? "missing")")
+
+    // A push to an empty remote merges nothing, so there is no backup reference.
+    let bare = temp.file("remote.git")
+    _ = try git.run("init", "--bare", "--quiet", bare.path)
+    try nbSucceeds("remote", "add", "origin", bare.path)
+    let synced = try jsonObject("sync", "--json")
+    XCTAssertTrue(synced["backup_ref"] is NSNull, "sync --json: backup_ref is \(synced["backup_ref"] ?? "missing")")
+  }
+
   /// The keys every note listing documents.
   static let noteKeys: Set<String> = ["path", "id", "title", "notebook", "tags", "created", "updated", "aliases"]
 }

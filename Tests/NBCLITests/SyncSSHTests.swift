@@ -65,6 +65,7 @@ final class SyncTableSSHTests: SyncTableScenarios {
     XCTAssertNotEqual(refused.status, 0, "an untrusted host must not look like success")
     XCTAssertNotEqual(refused.status, 3, "an untrusted host key is not 'offline'")
     XCTAssertTrue(refused.stderr.contains("known_hosts"), refused.stderr)
+    XCTAssertFalse(refused.stderr.contains("CHANGED"), "an unknown host is not a changed one: \(refused.stderr)")
     XCTAssertTrue(
       refused.stderr.contains("ssh-keyscan -p \(server!.port) 127.0.0.1"),
       "the message should say how to trust it: \(refused.stderr)")
@@ -75,6 +76,40 @@ final class SyncTableSSHTests: SyncTableScenarios {
     XCTAssertEqual(try a.sync().outcome, "pushed")
     try b.sync()
     try assertConverged(tips: [try a.head()])
+  }
+
+  /// A device whose known_hosts records another key for the server (what an impostor looks like): `nb sync` says
+  /// the key CHANGED and may be an attack, shows both fingerprints, gives `ssh-keygen -R` only with that warning and
+  /// never the unknown-host `ssh-keyscan` advice, and changes nothing on either side.
+  func testChangedHostKeyIsReportedAsPossibleAttackByNbSync() throws {
+    let note = try share([Seed(title: "Alpha", content: Self.fiveLines)])[0]
+    try a.replaceLine(note.path, "line one", with: "line one, laptop")
+    try a.ok("save")
+    let impostor = temp.file("impostor_ed25519")
+    try SSHServer.generateKey(at: impostor)
+    let impostorKey = try String(contentsOf: impostor.appendingPathExtension("pub"), encoding: .utf8)
+      .split(separator: " ").prefix(2).joined(separator: " ")
+    try Data("[127.0.0.1]:\(server!.port) \(impostorKey)\n".utf8).write(
+      to: a.runner.home.appendingPathComponent(".ssh/known_hosts"))
+    let before = try a.fullSnapshot()
+    let remoteBefore = try bareGit.run("for-each-ref", "--format=%(refname) %(objectname)")
+
+    let refused = try a.nb(["sync", "--device", a.name])
+    XCTAssertNotEqual(refused.status, 0, "a changed host key must not look like success")
+    XCTAssertNotEqual(refused.status, 3, "a changed host key is not 'offline'")
+    XCTAssertTrue(refused.stderr.contains("CHANGED"), refused.stderr)
+    XCTAssertTrue(refused.stderr.contains("attack"), refused.stderr)
+    for key in [
+      impostor.appendingPathExtension("pub"), server!.directory.appendingPathComponent("ssh_host_ed25519_key.pub"),
+    ] {
+      let keygen = try ProcessRunner.run("ssh-keygen", arguments: ["-l", "-E", "sha256", "-f", key.path])
+      let fingerprint = try XCTUnwrap(keygen.stdout.split(separator: " ").first { $0.hasPrefix("SHA256:") })
+      XCTAssertTrue(refused.stderr.contains(fingerprint), "should show \(fingerprint): \(refused.stderr)")
+    }
+    XCTAssertTrue(refused.stderr.contains("ssh-keygen -R '[127.0.0.1]:\(server!.port)'"), refused.stderr)
+    XCTAssertFalse(refused.stderr.contains("ssh-keyscan"), "that advice would trust the impostor: \(refused.stderr)")
+    XCTAssertEqual(try a.fullSnapshot(), before, "a refused sync changed the device")
+    XCTAssertEqual(try bareGit.run("for-each-ref", "--format=%(refname) %(objectname)"), remoteBefore)
   }
 
   /// A device whose only key is not authorised: `nb sync` fails with an authentication error in bounded time (no
@@ -97,6 +132,9 @@ final class SyncTableSSHTests: SyncTableScenarios {
     XCTAssertNotEqual(refused.status, 3, "a refused key is not 'offline'")
     XCTAssertTrue(refused.stderr.contains("authentication"), refused.stderr)
     XCTAssertTrue(refused.stderr.contains("id_ed25519"), "the message should name the key tried: \(refused.stderr)")
+    XCTAssertTrue(refused.stderr.contains(remoteURL()), "the message should name the URL: \(refused.stderr)")
+    XCTAssertTrue(refused.stderr.contains("authorised"), "the message should say what to check: \(refused.stderr)")
+    XCTAssertFalse(refused.stderr.contains("git_"), "libgit2 internals leaked: \(refused.stderr)")
     XCTAssertEqual(try b.fullSnapshot(), before, "a refused sync changed the device")
     XCTAssertEqual(try bareGit.run("for-each-ref", "--format=%(refname) %(objectname)"), remoteBefore)
   }

@@ -367,6 +367,8 @@ class SyncTableScenarios: TwoDeviceTestCase {
     XCTAssertNotEqual(rejected.status, 3, "a server refusal is not 'offline'")
     XCTAssert(rejected.stderr.contains("refused"), rejected.stderr)
     XCTAssert(rejected.stderr.contains("refs/heads/main"), rejected.stderr)
+    XCTAssert(
+      rejected.stderr.contains("policy: no pushes today"), "the hook's reason must reach the user: \(rejected.stderr)")
     XCTAssertEqual(try bareGit.revParse("refs/heads/main"), remoteBefore, "the remote moved")
     XCTAssertEqual(try a.head(), local, "the local commit must be kept")
     XCTAssertEqual(try a.git.statusPorcelain(), "")

@@ -51,8 +51,7 @@ final class NoteHistory {
     do {
       return try body()
     } catch let error as RemoteError {
-      if error.isNetwork { throw NoteStoreError.offline(remote: remote ?? error.remote, detail: error.description) }
-      throw NoteStoreError.syncFailed(error.description)
+      throw explained(error, remote: remote ?? error.remote)
     } catch let error as GitError {
       throw NoteStoreError.git(error.description)
     }
@@ -60,6 +59,44 @@ final class NoteHistory {
 
   private func mapped<T>(remote: String? = nil, _ body: () throws -> T) throws -> T {
     try Self.mapped(remote: remote, body)
+  }
+
+  /// A remote failure in the user's words: what happened, at which URL, and what to try. libgit2's function names
+  /// and codes are for GitKit's logs, not for people; its text is kept only where it carries the reason (the
+  /// connection error, GitKit's own authentication and host-key messages).
+  static func explained(_ error: RemoteError, remote: String) -> NoteStoreError {
+    let url = error.url.isEmpty ? remote : error.url
+    let reason = error.underlying.message
+    let because = reason.isEmpty ? "" : " (\(reason))"
+    switch error.kind {
+    case .network:
+      if isLocalPath(url) {
+        return .offline(remote: remote, detail: "\(url) does not exist: is the disk that holds it mounted?")
+      }
+      return .offline(
+        remote: remote, detail: "\(url) did not answer\(because); check the network connection and the host name")
+    case .notFound:
+      return .syncFailed(
+        "\(remote): there is no repository at \(url) (the server answered \"not found\"); check the URL and fix it "
+          + "with 'nb remote set-url \(remote) URL'")
+    case .authentication:
+      return .syncFailed(
+        "\(remote): \(url) refused the credentials\(because); check that your ssh key is authorised on the server, "
+          + "or that your HTTPS token (git credential, NB_GIT_TOKEN) is valid, then retry")
+    case .hostKey:
+      return .syncFailed("\(remote): \(reason)")
+    case .certificate:
+      return .syncFailed(
+        "\(remote): the TLS certificate of \(url) did not verify\(because); check the URL, or install the "
+          + "server's certificate authority on this machine, then retry")
+    case .invalidRefspec, .other:
+      return .syncFailed("\(remote): talking to \(url) failed\(because)")
+    }
+  }
+
+  /// A remote URL that names a directory on this machine: a path or `file://`, not `host:path` or `scheme://`.
+  private static func isLocalPath(_ url: String) -> Bool {
+    url.hasPrefix("file://") || url.hasPrefix("/") || url.hasPrefix(".") || url.hasPrefix("~")
   }
 
   // MARK: - Whether a commit is safe
