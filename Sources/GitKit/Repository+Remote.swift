@@ -362,3 +362,53 @@ extension Repository {
     return try isDescendant(descendant, of: ancestor)
   }
 }
+
+// MARK: - A bare repository's HEAD
+
+/// What ``repairDanglingHead(ofBareRepositoryAt:branch:)`` found.
+public enum BareHeadRepair: Sendable, Equatable {
+  /// HEAD named a branch the repository does not have; it now names `branch`.
+  case repointed(from: String)
+  /// HEAD already names a branch that exists (or is detached): left alone.
+  case unchanged
+  /// The repository does not have `branch` (yet): nothing to point HEAD at.
+  case branchMissing
+}
+
+extension Repository {
+  /// Points the HEAD of the bare repository at `gitDirectory` at `refs/heads/<branch>` when HEAD names a branch
+  /// that does not exist there — what `git init --bare` with `init.defaultBranch=master` leaves behind once only
+  /// `main` is pushed, so that `git clone` checks out nothing. A HEAD naming an existing branch is the owner's
+  /// choice and is never changed; a repository with a work tree is refused (moving its HEAD would make its
+  /// checkout look like a change of every file).
+  public static func repairDanglingHead(ofBareRepositoryAt gitDirectory: URL, branch: String) throws
+    -> BareHeadRepair
+  {
+    LibGit2.initialize()
+    var repo: OpaquePointer?
+    try check("git_repository_open_bare", git_repository_open_bare(&repo, gitDirectory.standardizedFileURL.path))
+    defer { git_repository_free(repo) }
+    guard git_repository_is_bare(repo) == 1 else {
+      throw GitError(
+        function: "git_repository_is_bare", code: GIT_EINVALID.rawValue,
+        message: "\(gitDirectory.path) is not a bare repository")
+    }
+    var head: OpaquePointer?
+    let lookup = git_reference_lookup(&head, repo, "HEAD")
+    try check("git_reference_lookup(HEAD)", lookup)
+    defer { git_reference_free(head) }
+    guard git_reference_type(head) == GIT_REFERENCE_SYMBOLIC, let cTarget = git_reference_symbolic_target(head)
+    else { return .unchanged }
+    let target = String(cString: cTarget)
+    var oid = git_oid()
+    let resolved = git_reference_name_to_id(&oid, repo, target)
+    if resolved == 0 { return .unchanged }
+    if resolved != GIT_ENOTFOUND.rawValue { try check("git_reference_name_to_id(\(target))", resolved) }
+    let wanted = "refs/heads/" + branch
+    let exists = git_reference_name_to_id(&oid, repo, wanted)
+    if exists == GIT_ENOTFOUND.rawValue { return .branchMissing }
+    try check("git_reference_name_to_id(\(wanted))", exists)
+    try check("git_repository_set_head(\(wanted))", git_repository_set_head(repo, wanted))
+    return .repointed(from: target)
+  }
+}

@@ -65,4 +65,35 @@ final class HistoryTests: NBCLITestCase {
     XCTAssertEqual(entries.compactMap { $0["commit"] as? String }, [moved, added])
     XCTAssertEqual(entries.first?["previous_path"] as? String, "inbox/roadmap.md")
   }
+
+  /// A commit touching more than 50 notes names only 50 in `Nb-Note-Id:` trailers and counts the rest in one
+  /// `Nb-Note-Ids-Omitted:` trailer (both read by git's own trailer parser); `nb history` of a note whose id was
+  /// left out still lists that commit, because it follows paths and ids in the files, not the trailers.
+  func testACommitOfMoreThanFiftyNotesCapsItsTrailersAndStaysInEachNotesHistory() throws {
+    try makeRepository()
+    let ids = (0..<60).map { _ in UUID().uuidString.lowercased() }
+    for (index, id) in ids.enumerated() {
+      try write(
+        "work/note-\(index).md", "---\nid: \(id)\ntitle: Note \(index)\ntags: [old]\n---\nbody \(index)\n")
+    }
+    try gitCommitAll("60 notes made by hand")
+    let setUp = try git.revParse("HEAD")
+    try nbSucceeds("tag", "rename", "old", "new")
+    let renamed = try git.revParse("HEAD")
+    XCTAssertEqual(try git.run("rev-list", "--count", "\(setUp)..HEAD").trimmingCharacters(in: .newlines), "1")
+    let named = try git.run("log", "-1", "--format=%(trailers:key=Nb-Note-Id,valueonly)")
+      .split(separator: "\n").map(String.init)
+    XCTAssertEqual(named.count, 50)
+    XCTAssertTrue(Set(named).isSubset(of: Set(ids)))
+    XCTAssertEqual(
+      try git.run("log", "-1", "--format=%(trailers:key=Nb-Note-Ids-Omitted,valueonly)")
+        .trimmingCharacters(in: .newlines), "10")
+    let message = try git.run("log", "-1", "--format=%B")
+    XCTAssertLessThanOrEqual(message.split(separator: "\n").count, 1 + 50 + 1, message)
+
+    let omitted = try XCTUnwrap(ids.firstIndex { !named.contains($0) })
+    let entries = try jsonArray("history", "work/note-\(omitted).md", "--json")
+    XCTAssertEqual(entries.compactMap { $0["commit"] as? String }, [renamed, setUp])
+    XCTAssertEqual(entries.first?["change"] as? String, "modified")
+  }
 }

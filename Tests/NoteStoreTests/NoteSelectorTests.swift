@@ -75,6 +75,20 @@ final class CommitMessageTests: XCTestCase {
     XCTAssertEqual(CommitMessage.noteIDs(in: message), ["a", "b"])
   }
 
+  /// 50 distinct ids are all named; the 51st and later are only counted, in a trailer of the same block.
+  func testTrailersAreCappedAtFiftyThenCounted() {
+    let fifty = (1...50).map { "id\($0)" }
+    let all = CommitMessage.make("save 50 notes", noteIDs: fifty + ["id1"])
+    XCTAssertEqual(CommitMessage.noteIDs(in: all), fifty)
+    XCTAssertFalse(all.contains("Nb-Note-Ids-Omitted"), all)
+
+    let many = (1...6_000).map { "id\($0)" }
+    let capped = CommitMessage.make("adopt 6000 notes", noteIDs: many + many)
+    XCTAssertEqual(CommitMessage.noteIDs(in: capped), Array(many.prefix(50)))
+    XCTAssertTrue(capped.hasSuffix("\nNb-Note-Id: id50\nNb-Note-Ids-Omitted: 5950\n"), capped)
+    XCTAssertEqual(capped.split(separator: "\n", omittingEmptySubsequences: false).count, 1 + 1 + 50 + 1 + 1)
+  }
+
   func testNoTrailersWithoutNotes() {
     XCTAssertEqual(CommitMessage.make("create notebook work"), "nb: create notebook work\n")
   }

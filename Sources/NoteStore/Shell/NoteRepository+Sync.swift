@@ -276,17 +276,19 @@ extension NoteRepository {
       var attempt = 0
       while true {
         attempt += 1
-        var summary = try exchange(options, branch: branch)
+        var (summary, listing) = try exchange(options, branch: branch)
         summary.saved = saved.notes
         summary.warnings += saved.unstamped.map { "\($0); it was committed unchanged" }
-        if summary.outcome == .upToDate || summary.outcome == .fastForwarded { return finish(summary) }
+        if summary.outcome == .upToDate || summary.outcome == .fastForwarded {
+          return finish(summary, options: options, listing: listing)
+        }
         switch try git.push(options.remote, branch: branch, to: summary.remoteBranch, credentials: options.credentials)
         {
         case .pushed:
           if try git.upstream(of: branch) == nil {
             try git.setUpstream(of: branch, remote: options.remote, remoteBranch: summary.remoteBranch)
           }
-          return finish(summary)
+          return finish(summary, options: options, listing: listing)
         case .refused(let reference, let message):
           throw NoteStoreError.syncFailed(
             "\(options.remote) refused \(reference): \(message); your commits are kept locally")
@@ -300,7 +302,14 @@ extension NoteRepository {
     }
   }
 
-  private func finish(_ summary: SyncSummary) -> SyncSummary {
+  /// The end of a successful sync: the remote's HEAD looked after, old backups pruned, the time recorded. Nothing
+  /// here can fail the sync — the exchange is done — so problems become warnings.
+  private func finish(_ summary: SyncSummary, options: SyncOptions, listing: RemoteBranches) -> SyncSummary {
+    var summary = summary
+    if let warning = remoteHeadWarning(options, branch: summary.remoteBranch, listing: listing, summary: summary) {
+      summary.warnings.append(warning)
+    }
+    summary.warnings += pruneBackups()
     try? FileSystem.makeDirectory(gitDirectory.appendingPathComponent("nb").path)
     try? AtomicFile.write(
       Data("\(Date().timeIntervalSince1970)\n".utf8), to: URL(fileURLWithPath: syncStatePath), durable: false)
@@ -315,8 +324,54 @@ extension NoteRepository {
     return listing.defaultBranch ?? branch
   }
 
-  /// Fetch, then up to date / fast-forward / merge. Pushing is the caller's.
-  private func exchange(_ options: SyncOptions, branch: String) throws -> SyncSummary {
+  /// A remote whose HEAD names a branch it does not have (`git init --bare` keeps `HEAD -> master` when only
+  /// `main` arrives) makes a plain `git clone` of it check out nothing. On this machine (a path or `file://`) and
+  /// bare, HEAD is pointed at the synced branch; elsewhere nb cannot change it, so it says how — when the remote
+  /// advertised branches but no HEAD (git's servers leave out a HEAD that resolves to nothing).
+  private func remoteHeadWarning(
+    _ options: SyncOptions, branch: String, listing: RemoteBranches, summary: SyncSummary
+  ) -> String? {
+    if NoteHistory.localRepository(remoteURL(options.remote) ?? "") != nil {
+      _ = try? git.repairRemoteHead(options.remote, branch: branch)
+      return nil
+    }
+    guard listing.defaultBranch == nil else { return nil }
+    var after = listing
+    if summary.outcome == .published {
+      // Before a publish the remote may have had no branch at all, and then its HEAD cannot be seen: look again.
+      guard let listed = try? git.listRemote(options.remote, credentials: options.credentials) else { return nil }
+      after = listed
+    }
+    guard after.defaultBranch == nil, !after.branches.isEmpty else { return nil }
+    return "\(options.remote)'s HEAD names a branch it does not have, so 'git clone' of it checks out nothing; "
+      + "fix it on the server with 'git symbolic-ref HEAD refs/heads/\(branch)' (or the host's default-branch setting)"
+  }
+
+  private func remoteURL(_ name: String) -> String? {
+    try? git.remotes().first { $0.name == name }?.url
+  }
+
+  /// Deletes the backup references older than `backup_days` (read from their names); returns warnings.
+  private func pruneBackups() -> [String] {
+    if let invalid = config.invalidBackupDays {
+      return [
+        "backup_days '\(invalid)' in .nb/config.yaml is not a whole number of days (0 keeps all); no backup was pruned"
+      ]
+    }
+    do {
+      let git = try self.git
+      for name in BackupRetention.expired(try git.backups(), now: clock(), days: config.backupDays) {
+        try git.deleteBackup(name)
+      }
+      return []
+    } catch {
+      return ["old backups could not be pruned: \(error)"]
+    }
+  }
+
+  /// Fetch, then up to date / fast-forward / merge. Pushing is the caller's. Returns what the remote advertised
+  /// too.
+  private func exchange(_ options: SyncOptions, branch: String) throws -> (SyncSummary, RemoteBranches) {
     let fetched = try git.fetch(options.remote, credentials: options.credentials)
     let target = try remoteBranch(for: branch, remote: options.remote, listing: fetched)
     let label = "\(options.remote)/\(target)"
@@ -326,29 +381,29 @@ extension NoteRepository {
       // An empty remote (or one without this branch): publish.
       summary.outcome = .published
       summary.sent = try local.map { try git.commitCount(from: $0) } ?? 0
-      return summary
+      return (summary, fetched)
     }
     guard let local else {
       // A repository without commits joins the remote's history.
       try checkout(remoteTip, expected: nil, label: label)
       summary.outcome = .fastForwarded
       summary.received = try git.commitCount(from: remoteTip)
-      return summary
+      return (summary, fetched)
     }
-    if local == remoteTip { return summary }
+    if local == remoteTip { return (summary, fetched) }
     let counts = try git.aheadBehind(local: local, upstream: remoteTip)
     summary.received = counts.behind
     summary.sent = counts.ahead
     if counts.behind == 0 {
       summary.outcome = .pushed
-      return summary
+      return (summary, fetched)
     }
     if counts.ahead == 0 {
       try checkout(remoteTip, expected: local, label: label)
       summary.outcome = .fastForwarded
-      return summary
+      return (summary, fetched)
     }
-    return try merge(local: local, remoteTip: remoteTip, label: label, options: options, summary: summary)
+    return (try merge(local: local, remoteTip: remoteTip, label: label, options: options, summary: summary), fetched)
   }
 
   private func merge(

@@ -7,14 +7,24 @@ public struct RepositoryConfig: Equatable, Sendable {
   public var format: Int
   /// Where `nb add` puts a note when no notebook is given.
   public var defaultNotebook: String
+  /// `backup_days`: a sync deletes the `refs/nb/backup/*` references older than this many days once it has
+  /// succeeded; 0 keeps every backup.
+  public var backupDays: Int
+  /// The `backup_days` text when it is not a whole number of days ≥ 0: then nothing is pruned (a typo must not
+  /// delete backups) and sync says why in its warnings.
+  var invalidBackupDays: String?
+
+  /// How long backups are kept unless `backup_days` says otherwise.
+  public static let defaultBackupDays = 30
 
   /// The settings a new repository starts with.
   public static let initial = RepositoryConfig(format: 1, defaultNotebook: "inbox")
 
   /// Creates settings.
-  public init(format: Int, defaultNotebook: String) {
+  public init(format: Int, defaultNotebook: String, backupDays: Int = RepositoryConfig.defaultBackupDays) {
     self.format = format
     self.defaultNotebook = defaultNotebook
+    self.backupDays = backupDays
   }
 
   /// The file nb writes on `init`; a person may add keys and comments, nb only reads it afterwards.
@@ -48,6 +58,14 @@ public struct RepositoryConfig: Equatable, Sendable {
       }
       if let notebook = mapping["default_notebook"]?.scalar?.string, !notebook.isEmpty {
         config.defaultNotebook = notebook
+      }
+      if let days = mapping["backup_days"]?.scalar?.string {
+        if let value = Int(days.trimmingCharacters(in: .whitespaces)), value >= 0 {
+          config.backupDays = value
+        } else {
+          config.backupDays = 0
+          config.invalidBackupDays = days
+        }
       }
     }
     return config

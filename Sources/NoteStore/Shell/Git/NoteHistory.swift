@@ -334,6 +334,19 @@ final class NoteHistory {
     return name
   }
 
+  /// The names of every backup reference (`refs/nb/backup/*`), sorted.
+  func backups() throws -> [String] {
+    try mapped { try git.references(matching: BackupRetention.prefix + "*").keys.sorted() }
+  }
+
+  /// Deletes a backup reference (the commit stays until git's garbage collection finds nothing else keeps it).
+  func deleteBackup(_ name: String) throws {
+    guard name.hasPrefix(BackupRetention.prefix) else {
+      throw NoteStoreError.git("'\(name)' is not a backup reference")
+    }
+    try mapped { try git.deleteReference(name) }
+  }
+
   /// Writes `tree` (a merged snapshot: bytes to store, or files already stored on a side) and a merge commit of it
   /// with `parents`; returns the commit. A file kept as stored keeps its entry as `ours` or `theirs` has it at that
   /// path; otherwise a path's mode is the one `ours` or else `theirs` has (a submodule entry becomes a plain file,
@@ -453,6 +466,32 @@ final class NoteHistory {
       }
     }
     return result.succeeded ? .pushed : .remoteMoved
+  }
+
+  /// When `remote` is a repository on this machine (a path or `file://` URL) and bare, and its HEAD names a branch
+  /// it does not have, points HEAD at `branch` so that a plain `git clone` of it checks `branch` out. Returns the
+  /// branch HEAD named before when it changed it; nil when it left HEAD alone or could not look (another
+  /// transport, not a bare repository) — a clone then still works with `git clone -b`.
+  func repairRemoteHead(_ remote: String, branch: String) throws -> String? {
+    guard let configured = try mapped({ try git.remote(named: remote) }),
+      let directory = Self.localRepository(configured.pushURL ?? configured.url)
+    else { return nil }
+    guard
+      case .repointed(let previous) = try? Repository.repairDanglingHead(ofBareRepositoryAt: directory, branch: branch)
+    else { return nil }
+    return Self.branchName(previous) ?? previous
+  }
+
+  /// The directory a local remote URL names: a `file://` URL, or a path (git's rule: no `:` before the first `/`,
+  /// so `host:notes.git` is ssh). Relative paths are taken from the current directory, as libgit2 does.
+  static func localRepository(_ url: String) -> URL? {
+    if url.hasPrefix("file://") {
+      let path = String(url.dropFirst("file://".count))
+      return URL(fileURLWithPath: path.removingPercentEncoding ?? path)
+    }
+    if url.contains("://") { return nil }
+    if let colon = url.firstIndex(of: ":"), url.firstIndex(of: "/").map({ colon < $0 }) ?? true { return nil }
+    return URL(fileURLWithPath: url)
   }
 
   /// `main` for `refs/heads/main`; nil for a name that is not a branch.
