@@ -26,6 +26,7 @@ final class InitTests: NBCLITestCase {
     XCTAssertEqual(
       try git.run("check-attr", "merge", "eol", "--", "a/b.ink.jsonl"),
       "a/b.ink.jsonl: merge: nb-ink\na/b.ink.jsonl: eol: lf\n")
+    XCTAssertEqual(try git.run("check-attr", "merge", "--", "a/b.md"), "a/b.md: merge: nb-note\n")
     XCTAssertEqual(try git.run("check-ignore", "inbox/.note.md.swp"), "inbox/.note.md.swp\n")
     try assertCleanAndSound()
     // The author is the git identity from the (isolated) global config.
