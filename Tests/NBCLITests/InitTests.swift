@@ -59,6 +59,19 @@ final class InitTests: NBCLITestCase {
     try assertCleanAndSound()
   }
 
+  func testInitLeavesAnExistingGitattributesAlone() throws {
+    // A repository whose .gitattributes someone else (or an older nb, without the *.md line) wrote: nb init does not
+    // add to it, so its notes merge as the owner chose; the README gives the line to add by hand.
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    try git.run("init", "-q", "-b", "main")
+    let older = "*.ink.jsonl merge=nb-ink diff=nb-ink text eol=lf\n*.png binary\n"
+    try write(".gitattributes", older)
+    try gitCommitAll("my attributes")
+    try nbSucceeds("init", root.path)
+    XCTAssertEqual(try text(".gitattributes"), older)
+    XCTAssertEqual(try git.run("check-attr", "merge", "--", "inbox/a.md"), "inbox/a.md: merge: unspecified\n")
+  }
+
   func testInitWithoutAPathUsesNotesInHome() throws {
     let result = try runner.run(["init"])
     XCTAssertEqual(result.status, 0, result.stderr)
