@@ -26,6 +26,7 @@ final class InitTests: NBCLITestCase {
     XCTAssertEqual(
       try git.run("check-attr", "merge", "eol", "--", "a/b.ink.jsonl"),
       "a/b.ink.jsonl: merge: nb-ink\na/b.ink.jsonl: eol: lf\n")
+    XCTAssertEqual(try git.run("check-attr", "merge", "--", "a/b.md"), "a/b.md: merge: nb-note\n")
     XCTAssertEqual(try git.run("check-ignore", "inbox/.note.md.swp"), "inbox/.note.md.swp\n")
     try assertCleanAndSound()
     // The author is the git identity from the (isolated) global config.
@@ -59,6 +60,19 @@ final class InitTests: NBCLITestCase {
       try git.run("show", "--name-status", "--format=", "HEAD").split(separator: "\n").sorted(),
       ["A\t.gitattributes", "A\t.nb/config.yaml", "A\tinbox/.notebook.yaml", "M\t.gitignore"])
     try assertCleanAndSound()
+  }
+
+  func testInitLeavesAnExistingGitattributesAlone() throws {
+    // A repository whose .gitattributes someone else (or an older nb, without the *.md line) wrote: nb init does not
+    // add to it, so its notes merge as the owner chose; the README gives the line to add by hand.
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    try git.run("init", "-q", "-b", "main")
+    let older = "*.ink.jsonl merge=nb-ink diff=nb-ink text eol=lf\n*.png binary\n"
+    try write(".gitattributes", older)
+    try gitCommitAll("my attributes")
+    try nbSucceeds("init", root.path)
+    XCTAssertEqual(try text(".gitattributes"), older)
+    XCTAssertEqual(try git.run("check-attr", "merge", "--", "inbox/a.md"), "inbox/a.md: merge: unspecified\n")
   }
 
   func testInitWithoutAPathUsesNotesInHome() throws {

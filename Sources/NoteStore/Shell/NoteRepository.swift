@@ -142,6 +142,9 @@ public final class NoteRepository {
   static let gitattributesText = """
     # nb: ink sidecars merge stroke by stroke and diff as summaries (see 'nb merge-driver' / 'nb ink textconv').
     *.ink.jsonl merge=nb-ink diff=nb-ink text eol=lf
+    # nb: notes merge front matter key by key and the body line by line (see 'nb merge-driver'); without the
+    # merge.nb-note.driver setting git merges them as plain text.
+    *.md merge=nb-note
 
     """
 

@@ -24,6 +24,37 @@ enum TextMerge {
   static func merge(base: String, ours: String, theirs: String) -> TextMergeResult {
     if ours == theirs || theirs == base { return .clean(ours) }
     if ours == base { return .clean(theirs) }
+    guard let text = walk(base: base, ours: ours, theirs: theirs, resolving: { _, _ in nil }) else {
+      return .conflict
+    }
+    return .clean(text)
+  }
+
+  /// Merges like ``merge(base:ours:theirs:)``, but writes each conflicting chunk into the text between git's
+  /// conflict markers (ours, then theirs, as git's default merge style does) instead of giving up, so that a
+  /// person or a merge tool resolves it as after a plain git merge. Returns the text and how many conflicts it holds.
+  static func mergeMarkingConflicts(
+    base: String, ours: String, theirs: String, markers: ConflictMarkers
+  ) -> (text: String, conflicts: Int) {
+    // Like git, markers take the line break of the file's first line (ours, else theirs), so a CRLF file stays CRLF.
+    let firstLine =
+      lines(of: ours).first { $0.utf8.last == UInt8(ascii: "\n") }
+      ?? lines(of: theirs).first { $0.utf8.last == UInt8(ascii: "\n") }
+    let ending = firstLine.map { $0.utf8.suffix(2).elementsEqual("\r\n".utf8) } == true ? "\r\n" : "\n"
+    var conflicts = 0
+    let text = walk(base: base, ours: ours, theirs: theirs) { ourChunk, theirChunk in
+      conflicts += 1
+      return markers.lines(around: ourChunk, theirChunk, ending: ending)
+    }
+    return (text ?? ours, conflicts)
+  }
+
+  /// The diff3 walk both merges share: stable lines are kept, a chunk only one side changed takes that side, and a
+  /// chunk both changed differently goes to `resolving`, whose lines replace it (nil stops the merge: nil result).
+  private static func walk(
+    base: String, ours: String, theirs: String,
+    resolving: (ArraySlice<Substring>, ArraySlice<Substring>) -> [Substring]?
+  ) -> String? {
     let baseLines = lines(of: base)
     let ourLines = lines(of: ours)
     let theirLines = lines(of: theirs)
@@ -56,7 +87,8 @@ enum TextMerge {
       } else if theirChunk.elementsEqual(baseChunk) || ourChunk.elementsEqual(theirChunk) {
         result.append(contentsOf: ourChunk)
       } else {
-        return .conflict
+        guard let resolved = resolving(ourChunk, theirChunk) else { return nil }
+        result.append(contentsOf: resolved)
       }
       baseIndex = next
       ourIndex = ourEnd
@@ -65,7 +97,7 @@ enum TextMerge {
     var text = ""
     text.reserveCapacity(max(ours.utf8.count, theirs.utf8.count))
     for line in result { text += line }
-    return .clean(text)
+    return text
   }
 
   /// The text's lines, each with its line break (the last one may have none). Splitting at `\n` keeps a `\r\n`
