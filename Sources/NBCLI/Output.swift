@@ -30,6 +30,20 @@ func warn(_ message: String) {
   FileHandle.standardError.write(Data(("warning: " + message + "\n").utf8))
 }
 
+/// An optional JSON value written as `null` when absent: the README promises every key of every `--json` document,
+/// and synthesized `Encodable` leaves out nil optionals.
+@propertyWrapper
+struct NullWhenAbsent<Value: Encodable>: Encodable {
+  var wrappedValue: Value?
+
+  init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+  func encode(to encoder: Encoder) throws {
+    var container = encoder.singleValueContainer()
+    if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+  }
+}
+
 /// One JSON document on standard output: sorted keys, so output is stable for diffs and tests.
 func printJSON<T: Encodable>(_ value: T) throws {
   let encoder = JSONEncoder()

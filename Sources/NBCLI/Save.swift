@@ -14,18 +14,8 @@ struct Save: ParsableCommand {
   struct SaveJSON: Encodable {
     struct Unstamped: Encodable {
       var path: String
-      var line: Int?
+      @NullWhenAbsent var line: Int?
       var message: String
-
-      enum CodingKeys: String, CodingKey { case path, line, message }
-
-      // Every key always present: `line` is null when the problem has none.
-      func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        try container.encode(line, forKey: .line)
-        try container.encode(message, forKey: .message)
-      }
     }
     var committed: Bool
     var paths: [String]

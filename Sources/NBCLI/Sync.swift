@@ -37,27 +37,7 @@ struct Sync: ParsableCommand {
     var conflicts: [Conflict]
     var resurrected: [String]
     var warnings: [String]
-    var backup_ref: String?
-
-    // Synthesized Encodable drops nil optionals; the README promises every key, null when absent.
-    func encode(to encoder: Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(outcome, forKey: .outcome)
-      try c.encode(remote, forKey: .remote)
-      try c.encode(dry_run, forKey: .dry_run)
-      try c.encode(received, forKey: .received)
-      try c.encode(sent, forKey: .sent)
-      try c.encode(saved, forKey: .saved)
-      try c.encode(merged, forKey: .merged)
-      try c.encode(conflicts, forKey: .conflicts)
-      try c.encode(resurrected, forKey: .resurrected)
-      try c.encode(warnings, forKey: .warnings)
-      try c.encode(backup_ref, forKey: .backup_ref)
-    }
-
-    enum CodingKeys: String, CodingKey {
-      case outcome, remote, dry_run, received, sent, saved, merged, conflicts, resurrected, warnings, backup_ref
-    }
+    @NullWhenAbsent var backup_ref: String?
   }
 
   func run() throws {

@@ -19,20 +19,8 @@ struct InkInfo: ParsableCommand {
       var id: String
       var width: Int
       var height: Int
-      var background: String?
+      @NullWhenAbsent var background: String?
       var strokes: Int
-
-      // Synthesized Encodable drops nil optionals; the README promises every key, null when absent.
-      func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
-        try c.encode(background, forKey: .background)
-        try c.encode(strokes, forKey: .strokes)
-      }
-
-      enum CodingKeys: String, CodingKey { case id, width, height, background, strokes }
     }
     struct Bounds: Encodable {
       var minX, minY, maxX, maxY: Double
@@ -46,23 +34,8 @@ struct InkInfo: ParsableCommand {
     var strokes: Int
     var points: Int
     var inks: [String: Int]
-    var bounds: Bounds?
+    @NullWhenAbsent var bounds: Bounds?
     var bytes: Int
-
-    // `bounds` is null for a file without strokes; synthesized Encodable would drop the key.
-    func encode(to encoder: Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(note, forKey: .note)
-      try c.encode(path, forKey: .path)
-      try c.encode(pages, forKey: .pages)
-      try c.encode(strokes, forKey: .strokes)
-      try c.encode(points, forKey: .points)
-      try c.encode(inks, forKey: .inks)
-      try c.encode(bounds, forKey: .bounds)
-      try c.encode(bytes, forKey: .bytes)
-    }
-
-    enum CodingKeys: String, CodingKey { case note, path, pages, strokes, points, inks, bounds, bytes }
   }
 
   /// Hundredths of a point, the file's own precision, without binary noise (103.35, not 103.35000000000001).
