@@ -45,4 +45,33 @@ final class SyncForeignFilesTests: TwoDeviceTestCase {
       summary.warnings.contains { $0.contains("\(shared.path):3") && $0.contains("unchanged") }, "\(summary.warnings)")
     XCTAssertEqual(try a.git.show("origin/main", path: shared.path), broken)
   }
+
+  func testAnAppsSettingsChangedOnBothDevicesKeepTheNewerWithoutACopy() throws {
+    try share([Seed(title: "Plan", content: "line one\n")])
+    try a.write(".obsidian/app.json", "{\"theme\": \"base\"}\n")
+    try a.ok("save")
+    try settle()
+    try a.write(".obsidian/app.json", "{\"theme\": \"laptop\"}\n")
+    try a.ok("save")
+    try a.sync()
+    // Commit times have whole seconds: the tablet's change is surely the later one.
+    Thread.sleep(forTimeInterval: 1.1)
+    try b.write(".obsidian/app.json", "{\"theme\": \"tablet\"}\n")
+    try b.ok("save")
+
+    let merged = try b.sync()
+    XCTAssertEqual(merged.outcome, "merged")
+    XCTAssertEqual(merged.conflicts.count, 0)
+    XCTAssert(
+      merged.warnings.contains { $0.hasPrefix("'.obsidian/app.json' changed on both devices") }, "\(merged.warnings)")
+    try a.sync()
+    for device in [a!, b!] {
+      XCTAssertEqual(try device.git.show("HEAD", path: ".obsidian/app.json"), "{\"theme\": \"tablet\"}\n")
+      let files = try device.git.run("ls-files").split(separator: "\n")
+      XCTAssertFalse(files.contains { $0.contains("conflict") }, "no copy next to the settings: \(files)")
+    }
+    // The laptop's version stays in history: the merge's other parent.
+    XCTAssertEqual(try b.git.show("HEAD^2", path: ".obsidian/app.json"), "{\"theme\": \"laptop\"}\n")
+    try assertConverged()
+  }
 }
