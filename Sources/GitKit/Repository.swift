@@ -205,3 +205,22 @@ public final class Repository {
     return Signature(name: name, email: email, date: date)
   }
 }
+
+extension Repository {
+  /// Puts the index entries of `paths` back to HEAD's (removing those HEAD lacks), like `git reset -- PATHS`; the
+  /// work tree is not touched. For undoing a commit that wrote the index but was stopped before the branch moved.
+  public func resetIndex(paths: [String]) throws {
+    guard !paths.isEmpty else { return }
+    var target: OpaquePointer?
+    if let head = try headCommitID() {
+      var oid = head.oid
+      try check("git_object_lookup(HEAD)", git_object_lookup(&target, pointer, &oid, GIT_OBJECT_COMMIT))
+    }
+    defer { git_object_free(target) }
+    try withStrArray(paths) { array in
+      try check("git_reset_default", git_reset_default(pointer, target, &array))
+    }
+    // The cached index must not write the old entries back over the reset ones.
+    discardIndexChanges()
+  }
+}

@@ -36,6 +36,7 @@ struct RepositoryOptions: ParsableArguments {
   func open() throws -> NoteRepository {
     let repository = try NoteRepository.open(at: NoteRepository.locate(explicit: directory))
     repository.progress = ProgressLine.reporter()
+    repository.notice = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     return repository
   }
 }

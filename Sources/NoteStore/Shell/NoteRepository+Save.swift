@@ -144,10 +144,8 @@ extension NoteRepository {
           unstamped.append(error)
         }
       }
-      for note in stamped {
-        try tx.write(note.path, note.text)
-        tx.note(note.id)
-      }
+      try tx.write(all: stamped.map { ($0.path, Data($0.text.utf8)) })
+      for note in stamped { tx.note(note.id) }
       for path in removed + plain { tx.touch(path) }
       let total = stamped.count + removed.count + plain.count
       tx.subject =
@@ -207,6 +205,11 @@ extension NoteRepository {
       let note = String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md"
       warnings.append(
         "\(path) is ink without a note (no \(note)); restore the note, or move the ink beside its note with the same name"
+      )
+    }
+    if let operation = interruptedOperation() {
+      warnings.append(
+        "\(operation) was interrupted and left its changes half done; the next nb command that takes the lock (e.g. 'nb save') rolls them back first, then run it again"
       )
     }
     let head = try git.head()

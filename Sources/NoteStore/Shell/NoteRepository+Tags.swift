@@ -72,10 +72,8 @@ extension NoteRepository {
         updates.append((note.path, stamped.text, stamped.id))
       }
       progress?("Retagging notes", affected.count, affected.count)
-      for update in updates {
-        try tx.write(update.path, update.text)
-        tx.note(update.id)
-      }
+      try tx.write(all: updates.map { ($0.path, Data($0.text.utf8)) })
+      for update in updates { tx.note(update.id) }
       tx.subject = "\(subject) (\(counted(updates.count, "note")))"
       return updates.count
     }

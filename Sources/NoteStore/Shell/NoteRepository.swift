@@ -24,6 +24,10 @@ public final class NoteRepository {
   /// Called while an operation works through many notes (a tag rename, a save): what it is doing, how many are
   /// done, of how many. A command line shows it as a progress line; nil reports nothing.
   public var progress: ((_ activity: String, _ done: Int, _ total: Int) -> Void)?
+  /// Called with a sentence a person should read that is not an error: above all that an operation a crash
+  /// interrupted was rolled back (or found committed) before this one ran. A command line prints it on standard
+  /// error; nil drops it.
+  public var notice: ((String) -> Void)?
   /// The templates: the built-in ones, overridden by `.nb/templates/NAME.md`.
   public var templates: TemplateLibrary {
     TemplateLibrary(userDirectory: root.appendingPathComponent(".nb/templates"))
@@ -242,10 +246,14 @@ public final class NoteRepository {
 
   /// Runs `body` holding the repository lock. Re-entrant: an operation that holds it (sync) can call others that
   /// take it (save) — a second flock from the same process would wait for itself.
+  ///
+  /// Taking the lock first settles what a killed nb left half done (its journal, ``Journal``), so no command — above
+  /// all `save` — ever sees or commits half of another.
   func withLock<T>(_ body: () throws -> T) throws -> T {
     if heldLock != nil { return try body() }
     heldLock = try RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path)
     defer { heldLock = nil }
+    if let message = try recoverInterruptedTransaction() { notice?(message) }
     return try body()
   }
 
@@ -254,12 +262,16 @@ public final class NoteRepository {
     do {
       let result = try body(&tx)
       if !tx.paths.isEmpty {
+        // Past this record a crash is settled by looking at HEAD: moved means the commit landed.
+        try tx.journal?.append([(JournalRecord(kind: .commit, subject: tx.subject, paths: tx.paths), nil)])
         try git.commit(
           paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs), date: clock())
       }
+      tx.journal?.finish()
       return result
     } catch {
       tx.rollback()
+      tx.journal?.finish()
       throw error
     }
   }
@@ -274,8 +286,22 @@ struct Transaction {
   private(set) var noteIDs: [String] = []
   private var undo: [() -> Void] = []
   private var seen = Set<String>()
+  /// The write-ahead journal, started by the first change: what a crash needs to undo this transaction.
+  private(set) var journal: Journal?
 
   init(repository: NoteRepository) { self.repository = repository }
+
+  /// Records `entries` durably before the changes they describe are made (starting the journal on the first).
+  private mutating func log(_ entries: [(JournalRecord, Data?)]) throws {
+    if journal == nil {
+      journal = try Journal(directory: repository.journalDirectory, head: try repository.git.headID())
+    }
+    try journal!.append(entries)
+  }
+
+  private static func writeRecord(_ path: String, old: Data?, new: Data) -> (JournalRecord, Data?) {
+    (JournalRecord(kind: .write, path: path, prior: old?.count, newSize: new.count, newHash: Journal.hash(new)), old)
+  }
 
   mutating func touch(_ path: String) {
     if seen.insert(path).inserted { paths.append(path) }
@@ -296,6 +322,37 @@ struct Transaction {
     let old = try? FileSystem.read(full)
     let parent = (full as NSString).deletingLastPathComponent
     if !FileSystem.exists(parent) { try makeDirectories(parent) }
+    try log([Self.writeRecord(path, old: old, new: data)])
+    try written(path, full: full, data, old: old)
+  }
+
+  /// Writes many files, journaling them in batches (one flush per batch, not per file): a tag rename over
+  /// thousands of notes pays for its journal about what a single write costs.
+  mutating func write(all files: [(path: String, data: Data)]) throws {
+    var start = 0
+    while start < files.count {
+      var batch: [(path: String, full: String, data: Data, old: Data?)] = []
+      var bytes = 0
+      while start + batch.count < files.count, batch.count < 512, bytes < 8 << 20 {
+        let file = files[start + batch.count]
+        try repository.checkInside(file.path)
+        let full = repository.absolute(file.path)
+        let old = try? FileSystem.read(full)
+        bytes += old?.count ?? 0
+        batch.append((file.path, full, file.data, old))
+      }
+      try log(batch.map { Self.writeRecord($0.path, old: $0.old, new: $0.data) })
+      for file in batch {
+        let parent = (file.full as NSString).deletingLastPathComponent
+        if !FileSystem.exists(parent) { try makeDirectories(parent) }
+        try written(file.path, full: file.full, file.data, old: file.old)
+      }
+      start += batch.count
+    }
+  }
+
+  /// Writes `data` over `full` (its record already journaled) and remembers how to undo it in process.
+  private mutating func written(_ path: String, full: String, _ data: Data, old: Data?) throws {
     try AtomicFile.write(data, to: URL(fileURLWithPath: full))
     undo.append {
       if let old { try? AtomicFile.write(old, to: URL(fileURLWithPath: full)) } else { try? FileSystem.remove(full) }
@@ -312,6 +369,7 @@ struct Transaction {
     try repository.checkInside(path)
     let full = repository.absolute(path)
     guard let old = try? FileSystem.read(full) else { return }
+    try log([(JournalRecord(kind: .remove, path: path, prior: old.count), old)])
     try FileSystem.remove(full)
     undo.append { try? AtomicFile.write(old, to: URL(fileURLWithPath: full)) }
     touch(path)
@@ -330,6 +388,7 @@ struct Transaction {
     let target = repository.absolute(to)
     let parent = (target as NSString).deletingLastPathComponent
     if !FileSystem.exists(parent) { try makeDirectories(parent) }
+    try log([(JournalRecord(kind: .move, path: from, to: to), nil)])
     try FileSystem.move(source, target)
     undo.append { try? FileSystem.move(target, source) }
   }
@@ -343,6 +402,8 @@ struct Transaction {
       probe = (probe as NSString).deletingLastPathComponent
     }
     for directory in missing.reversed() {
+      let relative = String(directory.dropFirst(repository.root.path.count + 1))
+      try log([(JournalRecord(kind: .directory, path: relative), nil)])
       try FileSystem.makeDirectory(directory)
       undo.append { _ = rmdir(directory) }
     }

@@ -182,6 +182,12 @@ final class NoteHistory {
   /// Who commits: git's `user.name`, else nb's default.
   var authorName: String { git.defaultSignature().name }
 
+  /// Puts the index entries of `paths` back to HEAD's: after an interrupted commit wrote the index but never moved
+  /// the branch, so rolled-back files do not show as staged.
+  func resetIndex(paths: [String]) throws {
+    try mapped { try git.resetIndex(paths: paths) }
+  }
+
   /// The last commit; nil in a repository without commits.
   func head() throws -> CommitSummary? {
     try mapped { try git.headCommitID().map { CommitSummary(try git.commit($0)) } }

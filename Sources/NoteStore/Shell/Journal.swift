@@ -1,0 +1,301 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+  private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+  import Darwin
+  private let systemWrite = Darwin.write
+#endif
+
+/// One entry of the write-ahead journal (`.git/nb/journal/log`): what a transaction is about to do to one path,
+/// with what is needed to undo it. Stored as one JSON line, followed by `prior` bytes of the file's earlier content.
+struct JournalRecord: Codable, Equatable {
+  enum Kind: String, Codable {
+    /// The first record: who wrote the journal and where HEAD was.
+    case begin
+    /// A file is about to be written (created or replaced).
+    case write
+    /// A file is about to be removed.
+    case remove
+    /// A file or directory is about to be renamed from `path` to `to`.
+    case move
+    /// A directory is about to be created.
+    case directory
+    /// Every file change is done and the commit is about to be made.
+    case commit
+  }
+
+  var kind: Kind
+  var path: String?
+  var to: String?
+  /// How many bytes of the file's earlier content follow the line; nil when there was no file.
+  var prior: Int?
+  /// The size and hash (``Journal/hash(_:)``) of the bytes being written, so a roll-back can tell nb's write from
+  /// an edit someone made after the crash.
+  var newSize: Int?
+  var newHash: String?
+  var pid: Int32?
+  var time: Double?
+  var head: String?
+  var command: String?
+  var subject: String?
+  var paths: [String]?
+}
+
+/// A record as read back, with the prior bytes it carries.
+struct JournalEntry: Equatable {
+  var record: JournalRecord
+  var prior: Data?
+}
+
+/// The write-ahead journal of a transaction that changes files. A crash (SIGKILL, power loss) between the first
+/// file change and the commit would otherwise leave half a command in the work tree for the next `nb save` to
+/// commit; the journal says what to put back. Each record is made durable before the change it describes, so a
+/// record without its change is harmless (undoing it finds nothing to undo) and no change lacks its record.
+final class Journal {
+  /// The directory under `.git/nb/` that holds the log while a transaction runs.
+  static let directoryName = "journal"
+
+  let directory: String
+  let path: String
+  private let fd: Int32
+
+  static func logPath(in directory: String) -> String { directory + "/log" }
+
+  /// Starts a journal: creates the directory and writes the `begin` record durably.
+  init(directory: String, head: String?) throws {
+    self.directory = directory
+    path = Self.logPath(in: directory)
+    try FileSystem.makeDirectory(directory)
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw AtomicFile.ioError(path, errno) }
+    let begin = JournalRecord(
+      kind: .begin, pid: getpid(), time: Date().timeIntervalSince1970, head: head,
+      command: Self.commandLine())
+    try append([(begin, nil)])
+    // The log's directory entry must be durable too, or a power loss could keep the changes and lose the log.
+    Self.syncDirectory(directory)
+  }
+
+  deinit { close(fd) }
+
+  /// Appends records (each with the prior bytes it carries) in one write, and flushes them to disk before returning.
+  func append(_ entries: [(JournalRecord, Data?)]) throws {
+    var buffer = Data()
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    for (record, prior) in entries {
+      buffer.append(try encoder.encode(record))
+      buffer.append(0x0A)
+      if let prior { buffer.append(prior) }
+    }
+    var failure: Int32 = 0
+    buffer.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+      var offset = 0
+      while offset < bytes.count {
+        let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 {
+          if errno == EINTR { continue }
+          failure = errno
+          return
+        }
+        offset += n
+      }
+    }
+    if failure == 0, fdatasync(fd) != 0 { failure = errno }
+    if failure != 0 { throw AtomicFile.ioError(path, failure) }
+  }
+
+  /// Removes the journal: the transaction committed, or was undone in process.
+  func finish() {
+    Self.remove(directory: directory)
+  }
+
+  static func remove(directory: String) {
+    unlink(logPath(in: directory))
+    rmdir(directory)
+  }
+
+  /// The records of a log, in order. A record cut short by a crash while it was being appended is dropped with
+  /// everything after it: its change never started, because each change waits for its record to be on disk.
+  static func read(directory: String) -> [JournalEntry] {
+    guard let data = try? FileSystem.read(logPath(in: directory)) else { return [] }
+    let decoder = JSONDecoder()
+    var entries: [JournalEntry] = []
+    var offset = data.startIndex
+    while offset < data.endIndex {
+      guard let newline = data[offset...].firstIndex(of: 0x0A),
+        let record = try? decoder.decode(JournalRecord.self, from: data[offset..<newline])
+      else { break }
+      offset = newline + 1
+      var prior: Data?
+      if let count = record.prior {
+        guard count >= 0, data.endIndex - offset >= count else { break }
+        prior = Data(data[offset..<offset + count])
+        offset += count
+      }
+      entries.append(JournalEntry(record: record, prior: prior))
+    }
+    return entries
+  }
+
+  /// A 64-bit FNV-1a hash over 8-byte words (then the tail), in hex: stable across processes, unlike `Hasher`,
+  /// and cheap enough for a 50 MB note.
+  static func hash(_ data: Data) -> String {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    let prime: UInt64 = 0x100_0000_01b3
+    data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+      let words = bytes.count / 8
+      for i in 0..<words {
+        h = (h ^ bytes.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)) &* prime
+      }
+      for i in (words * 8)..<bytes.count { h = (h ^ UInt64(bytes[i])) &* prime }
+    }
+    return String(h, radix: 16)
+  }
+
+  /// The command being run, for the message that names an interrupted operation.
+  private static func commandLine() -> String {
+    let arguments = CommandLine.arguments
+    guard let program = arguments.first else { return "" }
+    return ([(program as NSString).lastPathComponent] + arguments.dropFirst()).joined(separator: " ")
+  }
+
+  private static func syncDirectory(_ path: String) {
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = fsync(fd)
+    close(fd)
+  }
+}
+
+extension NoteRepository {
+  /// `.git/nb/journal`: present only while a transaction runs, or after one was interrupted.
+  var journalDirectory: String { gitDirectory.appendingPathComponent("nb/" + Journal.directoryName).path }
+
+  /// The interrupted operation a journal describes, for `nb status`; nil when there is none.
+  func interruptedOperation() -> String? {
+    let entries = Journal.read(directory: journalDirectory)
+    guard let begin = entries.first?.record, begin.kind == .begin else { return nil }
+    return Self.describe(begin)
+  }
+
+  private static func describe(_ begin: JournalRecord) -> String {
+    var words = "'\(begin.command?.isEmpty == false ? begin.command! : "nb")'"
+    if let pid = begin.pid { words += " (pid \(pid)" }
+    if let time = begin.time {
+      let formatter = ISO8601DateFormatter()
+      words += (begin.pid == nil ? " (" : ", ") + "started \(formatter.string(from: Date(timeIntervalSince1970: time)))"
+    }
+    if begin.pid != nil || begin.time != nil { words += ")" }
+    return words
+  }
+
+  /// Finishes or undoes a transaction a crash interrupted, before anything else runs under the lock. The commit
+  /// had landed when the journal reached its `commit` record and HEAD has moved since it began: then only the
+  /// journal is left to remove. Otherwise every recorded change is undone, newest first, so the work tree is as the
+  /// command found it. An undo never discards bytes: a file changed again after the crash (neither what nb wrote
+  /// nor what was there) is left as it is, and its earlier content is kept under `.git/nb/recovered/`.
+  ///
+  /// Returns what happened, for a notice; nil when there was no journal.
+  func recoverInterruptedTransaction() throws -> String? {
+    let directory = journalDirectory
+    guard FileSystem.exists(Journal.logPath(in: directory)) else { return nil }
+    let entries = Journal.read(directory: directory)
+    guard let begin = entries.first?.record, begin.kind == .begin else {
+      // The begin record is written before any change, so a log without one changed nothing.
+      Journal.remove(directory: directory)
+      return nil
+    }
+    let description = Self.describe(begin)
+    let commit = entries.last { $0.record.kind == .commit }?.record
+    let head = try git.headID()
+    if commit != nil, head != begin.head {
+      Journal.remove(directory: directory)
+      return "nb: an interrupted \(description) had committed; only its journal was left to remove"
+    }
+    var restored = 0
+    var kept: [String] = []
+    let keepDirectory = gitDirectory.appendingPathComponent(
+      "nb/recovered/\(Int(begin.time ?? Date().timeIntervalSince1970))"
+    ).path
+    func keep(_ path: String, _ prior: Data) {
+      let target = keepDirectory + "/" + path
+      try? FileManager.default.createDirectory(
+        atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      if (try? AtomicFile.write(prior, to: URL(fileURLWithPath: target))) != nil { kept.append(path) }
+    }
+    func put(_ path: String, _ prior: Data?) throws {
+      let full = absolute(path)
+      if let prior {
+        try FileManager.default.createDirectory(
+          atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try AtomicFile.write(prior, to: URL(fileURLWithPath: full))
+      } else {
+        try FileSystem.remove(full)
+      }
+      restored += 1
+    }
+    for entry in entries.dropFirst().reversed() {
+      let record = entry.record
+      guard let path = record.path else { continue }
+      let full = absolute(path)
+      switch record.kind {
+      case .write:
+        let current = try? FileSystem.read(full)
+        if current == entry.prior { continue }
+        if let current, current.count == record.newSize, Journal.hash(current) == record.newHash {
+          try put(path, entry.prior)
+        } else if let prior = entry.prior {
+          keep(path, prior)
+        }
+      case .remove:
+        guard let prior = entry.prior else { continue }
+        if let current = try? FileSystem.read(full) {
+          if current != prior { keep(path, prior) }
+        } else if !FileSystem.exists(full) {
+          try put(path, prior)
+        }
+      case .move:
+        guard let to = record.to else { continue }
+        let target = absolute(to)
+        if FileSystem.exists(target), !FileSystem.exists(full) {
+          try FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+          try FileSystem.move(target, full)
+          restored += 1
+        }
+      case .directory:
+        // Only an empty directory goes: anything put there since the crash stays.
+        _ = rmdir(full)
+      case .begin, .commit:
+        continue
+      }
+    }
+    // A commit stopped after writing the index but before moving the branch left the new entries staged.
+    if let paths = commit?.paths { try git.resetIndex(paths: paths) }
+    removeTemporaryFiles(of: begin.pid, near: entries.compactMap(\.record.path))
+    Journal.remove(directory: directory)
+    var message =
+      "nb: rolled back an interrupted \(description): \(restored) file\(restored == 1 ? "" : "s") put back as they were, nothing of it was committed"
+    if !kept.isEmpty {
+      message +=
+        "; \(kept.count) changed since (\(kept.prefix(3).joined(separator: ", "))) left as they are, their earlier content kept in \(keepDirectory)"
+    }
+    return message
+  }
+
+  /// Deletes the partial temporary files (``AtomicFile``) the killed process `pid` left beside the paths it wrote.
+  private func removeTemporaryFiles(of pid: Int32?, near paths: [String]) {
+    guard let pid else { return }
+    let marker = ".nb-\(pid)-"
+    for directory in Set(paths.map { (absolute($0) as NSString).deletingLastPathComponent }) {
+      for entry in FileSystem.entries(of: directory) where !entry.isDirectory {
+        if AtomicFile.isTemporary(entry.name), entry.name.contains(marker) {
+          try? FileSystem.remove(directory + "/" + entry.name)
+        }
+      }
+    }
+  }
+}
