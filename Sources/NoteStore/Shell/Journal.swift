@@ -63,17 +63,20 @@ final class Journal {
 
   static func logPath(in directory: String) -> String { directory + "/log" }
 
-  /// Starts a journal: creates the directory and writes the `begin` record durably.
-  init(directory: String, head: String?) throws {
+  /// Starts a journal: creates the directory and writes the `begin` record together with the transaction's first
+  /// records, durably (one flush: on the save path every flush is a visible part of the time).
+  init(directory: String, head: String?, first entries: [(JournalRecord, Data?)]) throws {
     self.directory = directory
     path = Self.logPath(in: directory)
-    try FileSystem.makeDirectory(directory)
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw AtomicFile.ioError(path, errno) }
     let begin = JournalRecord(
       kind: .begin, pid: getpid(), time: Date().timeIntervalSince1970, head: head,
       command: Self.commandLine())
-    try append([(begin, nil)])
+    // Encoded before the log exists, so that a log is never seen empty for longer than one write.
+    let first = try Self.encode([(begin, nil)] + entries)
+    try FileSystem.makeDirectory(directory)
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw AtomicFile.ioError(path, errno) }
+    try write(first)
     // The log's directory entry must be durable too, or a power loss could keep the changes and lose the log.
     Self.syncDirectory(directory)
   }
@@ -82,6 +85,11 @@ final class Journal {
 
   /// Appends records (each with the prior bytes it carries) in one write, and flushes them to disk before returning.
   func append(_ entries: [(JournalRecord, Data?)]) throws {
+    try write(try Self.encode(entries))
+  }
+
+  /// Each record as a JSON line followed by the prior bytes it carries.
+  private static func encode(_ entries: [(JournalRecord, Data?)]) throws -> Data {
     var buffer = Data()
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -90,6 +98,11 @@ final class Journal {
       buffer.append(0x0A)
       if let prior { buffer.append(prior) }
     }
+    return buffer
+  }
+
+  /// Appends `buffer` and flushes it to disk before returning.
+  private func write(_ buffer: Data) throws {
     var failure: Int32 = 0
     buffer.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
       var offset = 0

@@ -293,10 +293,11 @@ struct Transaction {
 
   /// Records `entries` durably before the changes they describe are made (starting the journal on the first).
   private mutating func log(_ entries: [(JournalRecord, Data?)]) throws {
-    if journal == nil {
-      journal = try Journal(directory: repository.journalDirectory, head: try repository.git.headID())
+    if let journal {
+      try journal.append(entries)
+    } else {
+      journal = try Journal(directory: repository.journalDirectory, head: try repository.git.headID(), first: entries)
     }
-    try journal!.append(entries)
   }
 
   private static func writeRecord(_ path: String, old: Data?, new: Data) -> (JournalRecord, Data?) {
