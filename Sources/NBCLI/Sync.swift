@@ -14,7 +14,8 @@ struct Sync: ParsableCommand {
   @Flag(help: "Say what would happen; change nothing.") var dryRun = false
   @Flag(help: "Allow a merge that deletes more than 50 notes or a whole notebook.") var force = false
   @Flag(help: "Join a remote whose history is unrelated to this one.") var allowUnrelated = false
-  @Option(help: "This device's name in conflict-copy file names (default: the host name).") var device: String?
+  @Option(help: "This device's name in its commits and conflict-copy names (default: $NB_DEVICE, else the host name).")
+  var device: String?
 
   @OptionGroup var repository: RepositoryOptions
   @OptionGroup var output: JSONOption

@@ -5,7 +5,7 @@ import XCTest
 /// One device: its own HOME, its own repository directory, driven only through the built `nb` binary, with the
 /// real git CLI as the oracle.
 struct Device {
-  /// The device name passed as `nb sync --device` (it ends up in conflict-copy names).
+  /// The device name passed as `nb sync --device` and `NB_DEVICE` (it ends up in commits and conflict-copy names).
   var name: String
   /// The repository's root (may not exist before `nb init` / `nb clone`).
   var root: URL
@@ -14,11 +14,13 @@ struct Device {
   /// The real git in `root`, with this device's HOME.
   var git: GitCLI
 
-  /// Runs `nb <args>` with `NB_DIR` set to the repository; does not assert.
+  /// Runs `nb <args>` with `NB_DIR` set to the repository and `NB_DEVICE` to the device's name (so every commit
+  /// nb makes here, not only a sync's, names this device); does not assert.
   @discardableResult
   func nb(_ args: [String], env: [String: String] = [:]) throws -> ProcessResult {
     var environment = env
     environment["NB_DIR"] = root.path
+    if environment["NB_DEVICE"] == nil { environment["NB_DEVICE"] = name }
     let cwd = FileManager.default.fileExists(atPath: root.path) ? root : runner.home
     return try runner.run(args, cwd: cwd, env: environment)
   }

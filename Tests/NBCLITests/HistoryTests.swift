@@ -89,7 +89,8 @@ final class HistoryTests: NBCLITestCase {
       try git.run("log", "-1", "--format=%(trailers:key=Nb-Note-Ids-Omitted,valueonly)")
         .trimmingCharacters(in: .newlines), "10")
     let message = try git.run("log", "-1", "--format=%B")
-    XCTAssertLessThanOrEqual(message.split(separator: "\n").count, 1 + 50 + 1, message)
+    // Subject, Nb-Device, 50 ids, the omitted count.
+    XCTAssertLessThanOrEqual(message.split(separator: "\n").count, 1 + 1 + 50 + 1, message)
 
     let omitted = try XCTUnwrap(ids.firstIndex { !named.contains($0) })
     let entries = try jsonArray("history", "work/note-\(omitted).md", "--json")

@@ -117,7 +117,9 @@ class SyncTableScenarios: TwoDeviceTestCase {
       let loserText = try committed(a, loserTip, note.path)
       let stem = String(note.path.dropLast(3))
       let loserUpdated = try XCTUnwrap(Self.frontMatterValue("updated", in: loserText))
-      let copyPath = "\(stem).conflict-\(try XCTUnwrap(Self.compactUTC(loserUpdated)))-laptop.md"
+      // The copy is named after the losing version's device (its save commit's Nb-Device), not the merging one.
+      let loserDevice = expectedWinners[index] == "ours" ? "desktop" : "laptop"
+      let copyPath = "\(stem).conflict-\(try XCTUnwrap(Self.compactUTC(loserUpdated)))-\(loserDevice).md"
       let conflict = merge.conflicts.first { $0.path == note.path }
       XCTAssertEqual(conflict?.winner, expectedWinners[index], "winner of \(note.path)")
       XCTAssertEqual(conflict?.kept_at, copyPath)

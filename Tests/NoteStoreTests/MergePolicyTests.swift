@@ -357,6 +357,73 @@ final class MergePolicyTests: XCTestCase {
     XCTAssertEqual(result.report.conflicts.map(\.loserPath), ["a.conflict-20261121T100000Z-my-laptop.md"])
   }
 
+  /// A side that changed the note but kept the base's `updated` (plain git, an editor that does not stamp) is timed
+  /// by its commit: the stale stamp is an older edit's.
+  func testAChangeThatKeptTheBaseUpdatedIsTimedByItsCommitAndWinsWhenLater() {
+    let base = tree(["n/plan.md": note(id, "2026-11-20T10:00:00Z", "draft\n")])
+    // 2026-11-21T08:00:00Z is 1_795_248_000; the plain-git commit is three seconds later.
+    let ours = [
+      "n/plan.md": FileVersion(
+        bytes: Data(note(id, "2026-11-21T08:00:00Z", "ours\n").utf8),
+        commitTime: Date(timeIntervalSince1970: 1_795_248_000),
+        author: "Laptop")
+    ]
+    let theirs = [
+      "n/plan.md": FileVersion(
+        bytes: Data(note(id, "2026-11-20T10:00:00Z", "theirs\n").utf8),
+        commitTime: Date(timeIntervalSince1970: 1_795_248_003), author: "Bob Plain")
+    ]
+    guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
+    XCTAssertEqual(result.tree["n/plan.md"], "---\nid: \(id)\nupdated: 2026-11-20T10:00:00Z\n---\ntheirs\n")
+    // The copy holds ours' words and is named after ours' own edit time and device, not the merging device.
+    let copyPath = "n/plan.conflict-20261121T080000Z-laptop.md"
+    XCTAssertEqual(Set(result.tree.keys), ["n/plan.md", copyPath])
+    XCTAssertTrue(result.tree[copyPath]?.hasSuffix("---\nours\n") ?? false, result.tree[copyPath] ?? "no copy")
+    XCTAssertEqual(
+      result.report.conflicts,
+      [SyncConflict(path: "n/plan.md", winner: .theirs, loser: .ours, loserPath: copyPath, reason: "body")])
+  }
+
+  func testAChangeThatKeptTheBaseUpdatedLosesWhenItsCommitIsEarlierAndItsCopyIsNamedAfterItsCommit() {
+    let base = tree(["n/plan.md": note(id, "2026-11-20T10:00:00Z", "draft\n")])
+    let ours = [
+      "n/plan.md": FileVersion(
+        bytes: Data(note(id, "2026-11-21T08:00:00Z", "ours\n").utf8),
+        commitTime: Date(timeIntervalSince1970: 1_795_248_000), author: "Laptop")
+    ]
+    // Committed three seconds before ours' stamp (2026-11-21T07:59:57Z), by a plain-git author.
+    let theirs = [
+      "n/plan.md": FileVersion(
+        bytes: Data(note(id, "2026-11-20T10:00:00Z", "theirs\n").utf8),
+        commitTime: Date(timeIntervalSince1970: 1_795_247_997), author: "Bob Plain")
+    ]
+    guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
+    XCTAssertEqual(result.tree["n/plan.md"], "---\nid: \(id)\nupdated: 2026-11-21T08:00:00Z\n---\nours\n")
+    let copyPath = "n/plan.conflict-20261121T075957Z-bob-plain.md"
+    XCTAssertEqual(Set(result.tree.keys), ["n/plan.md", copyPath])
+    XCTAssertTrue(result.tree[copyPath]?.hasSuffix("---\ntheirs\n") ?? false, result.tree[copyPath] ?? "no copy")
+    XCTAssertEqual(result.report.conflicts.map(\.winner), [.ours])
+  }
+
+  /// The rule is about a kept stamp only: a side that wrote a new `updated` is timed by it, even when its commit came
+  /// later (a save stamps when the note was edited, not when it was committed).
+  func testANewUpdatedStillDecidesOverALaterCommit() {
+    let base = tree(["a.md": note(id, "2026-11-20T10:00:00Z", "base\n")])
+    let ours = [
+      "a.md": FileVersion(
+        bytes: Data(note(id, "2026-11-21T08:00:00Z", "ours\n").utf8),
+        commitTime: Date(timeIntervalSince1970: 1_795_248_000 + 7_200))
+    ]
+    let theirs = [
+      "a.md": FileVersion(
+        bytes: Data(note(id, "2026-11-21T09:00:00Z", "theirs\n").utf8),
+        commitTime: Date(timeIntervalSince1970: 1_795_248_000))
+    ]
+    guard let result = resolve(base: base, ours: ours, theirs: theirs) else { return }
+    XCTAssertEqual(result.tree["a.md"], "---\nid: \(id)\nupdated: 2026-11-21T09:00:00Z\n---\ntheirs\n")
+    XCTAssertEqual(result.report.conflicts.map(\.loserPath), ["a.conflict-20261121T080000Z-my-laptop.md"])
+  }
+
   // MARK: - Other files
 
   func testOtherFilesMergeByBytesAndLaterCommitWinsWithoutACopy() {

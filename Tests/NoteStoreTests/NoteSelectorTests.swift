@@ -89,6 +89,19 @@ final class CommitMessageTests: XCTestCase {
     XCTAssertEqual(capped.split(separator: "\n", omittingEmptySubsequences: false).count, 1 + 1 + 50 + 1 + 1)
   }
 
+  /// The device trailer opens the block, outside the cap, and is read back only from the trailer paragraph.
+  func testDeviceTrailerIsWrittenOnceAndReadBack() {
+    let many = (1...60).map { "id\($0)" }
+    let message = CommitMessage.make("save 60 notes", noteIDs: many, device: "My\nLaptop")
+    XCTAssertTrue(message.hasPrefix("nb: save 60 notes\n\nNb-Device: My Laptop\nNb-Note-Id: id1\n"), message)
+    XCTAssertEqual(CommitMessage.noteIDs(in: message).count, 50)
+    XCTAssertEqual(CommitMessage.device(in: message), "My Laptop")
+    XCTAssertEqual(
+      CommitMessage.make("create notebook work", device: "pad"), "nb: create notebook work\n\nNb-Device: pad\n")
+    XCTAssertNil(CommitMessage.device(in: "edit by hand\n"))
+    XCTAssertNil(CommitMessage.device(in: "edit\n\nNb-Device: quoted in the body\n\nSigned-off-by: x\n"))
+  }
+
   func testNoTrailersWithoutNotes() {
     XCTAssertEqual(CommitMessage.make("create notebook work"), "nb: create notebook work\n")
   }

@@ -46,17 +46,18 @@ public struct SyncOptions: Sendable {
   public var force: Bool
   /// Join a remote whose history is unrelated to the local one (merging both trees).
   public var allowUnrelated: Bool
-  /// This device's name, used in conflict-copy file names.
+  /// This device's name: the `Nb-Device:` trailer of every commit the sync makes, and the name of a conflict copy
+  /// whose version's device is not known.
   public var device: String
   /// How often to start over when the remote moved during a sync.
   public var maxAttempts: Int
   /// Where credentials come from (ssh-agent, key files, `git credential`, `NB_GIT_TOKEN`).
   public var credentials: SyncCredentials
 
-  /// Creates options; the device defaults to the host name.
+  /// Creates options; the device defaults to `NB_DEVICE`, else the host name.
   public init(
     remote: String = "origin", dryRun: Bool = false, force: Bool = false, allowUnrelated: Bool = false,
-    device: String = ProcessInfo.processInfo.hostName, maxAttempts: Int = 3,
+    device: String = NoteRepository.defaultDevice(), maxAttempts: Int = 3,
     credentials: SyncCredentials = .standard()
   ) {
     self.remote = remote
@@ -272,6 +273,10 @@ extension NoteRepository {
         throw NoteStoreError.unsafeGitState("HEAD is detached; switch to a branch (git switch main), then retry")
       }
       if options.dryRun { return try dryRun(options, branch: branch) }
+      // The pending edits saved first are this device's too: their commit names the device the sync runs as.
+      let previousDevice = device
+      device = options.device
+      defer { device = previousDevice }
       let saved = try save()
       var attempt = 0
       while true {
@@ -424,11 +429,12 @@ extension NoteRepository {
     // Bytes are read only where the policy needs them: files the same on all three sides are never read.
     func versions(_ files: [String: StoredFile], tip: String?) throws -> [String: FileVersion] {
       let changed = Set(files.keys.filter { baseFiles[$0] != files[$0] })
-      let times = try tip.map { try git.lastChangeTimes(of: changed, from: $0, base: base) } ?? [:]
+      let changes = try tip.map { try git.lastChanges(of: changed, from: $0, base: base) } ?? [:]
       return files.reduce(into: [:]) { result, entry in
         let (path, file) = entry
         result[path] = FileVersion(
-          content: .stored(id: file.id) { try? git.read(file) }, commitTime: times[path] ?? baseTime)
+          content: .stored(id: file.id) { try? git.read(file) }, commitTime: changes[path]?.time ?? baseTime,
+          author: changes[path]?.device)
       }
     }
     let merged = SyncPolicy.merge(
@@ -460,7 +466,7 @@ extension NoteRepository {
       + (report.conflicts.isEmpty ? "" : " (\(counted(report.conflicts.count, "conflict")))")
     let mergeCommit = try git.commitMerge(
       tree, ours: ourFiles, theirs: theirFiles, parents: [local, remoteTip],
-      message: CommitMessage.make(subject, noteIDs: ids), date: clock())
+      message: CommitMessage.make(subject, noteIDs: ids, device: options.device), date: clock())
     try checkout(mergeCommit, expected: local, label: label)
     summary.outcome = .merged
     summary.merged = report.merged.sorted()

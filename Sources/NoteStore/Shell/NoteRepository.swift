@@ -21,6 +21,9 @@ public final class NoteRepository {
   public var clock: () -> Date = { Date() }
   /// The zone timestamps are written in.
   public var timeZone: TimeZone = .current
+  /// This device's name, written into every commit nb makes as an `Nb-Device:` trailer (a sync names a losing
+  /// version's conflict copy after it). `NB_DEVICE`, else the host name; a sync runs as its ``SyncOptions/device``.
+  public var device: String = NoteRepository.defaultDevice()
   /// Called while an operation works through many notes (a tag rename, a save): what it is doing, how many are
   /// done, of how many. A command line shows it as a progress line; nil reports nothing.
   public var progress: ((_ activity: String, _ done: Int, _ total: Int) -> Void)?
@@ -73,6 +76,14 @@ public final class NoteRepository {
     else { return nil }
     let target = line.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespaces)
     return URL(fileURLWithPath: target, relativeTo: root).standardizedFileURL
+  }
+
+  /// `NB_DEVICE` when set, else the host name.
+  public static func defaultDevice(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    if let name = environment["NB_DEVICE"]?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
+      return name
+    }
+    return ProcessInfo.processInfo.hostName
   }
 
   // MARK: - Finding, opening, creating
@@ -265,7 +276,7 @@ public final class NoteRepository {
         // Past this record a crash is settled by looking at HEAD: moved means the commit landed.
         try tx.journal?.append([(JournalRecord(kind: .commit, subject: tx.subject, paths: tx.paths), nil)])
         try git.commit(
-          paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs), date: clock())
+          paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs, device: device), date: clock())
       }
       tx.journal?.finish()
       return result

@@ -8,8 +8,9 @@ import InkKit
 /// byte (new ids of conflict copies are derived from the inputs, not drawn at random). The remote's side
 /// (`theirs`) wins ties and untrusted timestamps, so that every device applying the policy picks the same winner.
 /// The roles matter in three more places, by design: a merged note is `ours` with lines edited (keys only
-/// `theirs` added go at the end of ours' block), in a path clash the local note keeps the path, and conflict copies
-/// are named after `device`, the device running the merge.
+/// `theirs` added go at the end of ours' block), in a path clash the local note keeps the path, and a conflict copy
+/// whose version's maker is unknown (``FileVersion/author`` nil) is named after `device`, the device running the
+/// merge.
 enum SyncPolicy {
   /// The most notes a merge may delete without `force`.
   static let maxDeletedNotes = 50
@@ -18,8 +19,8 @@ enum SyncPolicy {
 
   /// Merges the trees `ours` (the local device) and `theirs` (the remote) against their merge base `base`.
   ///
-  /// Paths are repository-relative with `/` separators. `device` names the device running the merge and goes
-  /// into conflict-copy names. Without `force`, a result that deletes more than ``maxDeletedNotes`` of the local
+  /// Paths are repository-relative with `/` separators. `device` names the device running the merge; it goes into
+  /// the names of conflict copies whose version's maker is unknown. Without `force`, a result that deletes more than ``maxDeletedNotes`` of the local
   /// notes, or every file of a notebook that held a local note, is refused as `.needsForce`.
   static func resolve(
     base: [String: FileVersion], ours: [String: FileVersion], theirs: [String: FileVersion], device: String,
@@ -79,9 +80,17 @@ enum SyncPolicy {
     return nil
   }
 
-  /// The edit time of a version: its `updated`, else its last commit time.
-  static func editTime(_ entry: NoteEntry) -> Date {
-    entry.metadata?.updated?.date ?? entry.version.commitTime
+  /// The edit time of a version: its `updated`, else its last commit time — and its last commit time, too, when it
+  /// changed the note but left `updated` as `base` had it (the same value, or absent on both). Such a change was made
+  /// by something that does not stamp (a plain editor, git): its stamp is the time of an older edit, and trusting
+  /// it let a newer plain-git edit lose to an older stamped one.
+  static func editTime(_ entry: NoteEntry, base: NoteEntry?) -> Date {
+    if let base, base.version.content != entry.version.content,
+      base.metadata?.updated?.date == entry.metadata?.updated?.date
+    {
+      return entry.version.commitTime
+    }
+    return entry.metadata?.updated?.date ?? entry.version.commitTime
   }
 
   /// Merges two changed ink sidecars stroke by stroke; a side without a sidecar counts as one whose strokes were all
@@ -245,6 +254,8 @@ struct Placement {
 struct CopyRequest {
   var winnerPlacement: Int
   var loser: NoteEntry
+  /// The loser's edit time (``SyncPolicy/editTime(_:base:)``): the copy is named after it.
+  var loserTime: Date
   var loserSide: SyncSide
   var winnerID: String?
   var withSidecar: Bool
@@ -327,7 +338,9 @@ struct PolicyRun {
       conflictReason = "the note is not UTF-8 text"
     }
 
-    let winnerSide = winner(ours: SyncPolicy.editTime(ours), theirs: SyncPolicy.editTime(theirs))
+    let ourTime = SyncPolicy.editTime(ours, base: base)
+    let theirTime = SyncPolicy.editTime(theirs, base: base)
+    let winnerSide = winner(ours: ourTime, theirs: theirTime)
     var sidecar: FileContent?
     var sidecarConflict = false
     if ours.sidecar == theirs.sidecar || base?.sidecar == theirs.sidecar {
@@ -365,7 +378,8 @@ struct PolicyRun {
       let reason = conflictReason ?? "ink sidecar"
       copies.append(
         CopyRequest(
-          winnerPlacement: index, loser: loser, loserSide: winnerSide == .ours ? .theirs : .ours,
+          winnerPlacement: index, loser: loser, loserTime: winnerSide == .ours ? theirTime : ourTime,
+          loserSide: winnerSide == .ours ? .theirs : .ours,
           winnerID: winner.metadata?.id ?? loser.metadata?.id, withSidecar: sidecarConflict, reason: reason))
     }
   }
@@ -473,9 +487,12 @@ struct PolicyRun {
       let winnerPath = placements[request.winnerPlacement].finalPath
       let loser = request.loser
       let directory = RepoPaths.directory(of: winnerPath)
+      // Named after the losing version's own edit and the device (or plain-git author) that made it, so the name
+      // says whose words the copy holds; the merging device stands in when that is unknown.
+      let maker = loser.version.author.flatMap { $0.isEmpty ? nil : $0 } ?? device
       let base =
-        RepoPaths.stem(of: winnerPath) + ".conflict-" + SyncPolicy.compactUTC(SyncPolicy.editTime(loser)) + "-"
-        + Slug.make(device)
+        RepoPaths.stem(of: winnerPath) + ".conflict-" + SyncPolicy.compactUTC(request.loserTime) + "-"
+        + Slug.make(maker)
       let chosen = Slug.unique(base) { candidate in
         let path = RepoPaths.join(directory, candidate + ".md")
         return tree[path] != nil || tree[RepoPaths.sidecars(of: path)[0]] != nil

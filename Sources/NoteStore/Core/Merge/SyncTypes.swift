@@ -49,16 +49,21 @@ struct FileVersion: Equatable, Sendable {
   /// Author time of the last commit that changed the file on that side; a note's edit time when it has no
   /// `updated`, and the edit time of every other file.
   var commitTime: Date
+  /// Who made that commit: the device its `Nb-Device:` trailer names, else (a plain git commit) its author's name;
+  /// a losing version's conflict copy is named after it. Nil when unknown (a base version): the copy is then named
+  /// after the device running the merge.
+  var author: String?
 
-  /// A version with the given bytes and last-change time.
-  init(bytes: Data, commitTime: Date) {
-    self.init(content: .bytes(bytes), commitTime: commitTime)
+  /// A version with the given bytes, last-change time and (when known) the device or author of that change.
+  init(bytes: Data, commitTime: Date, author: String? = nil) {
+    self.init(content: .bytes(bytes), commitTime: commitTime, author: author)
   }
 
-  /// A version with the given content and last-change time.
-  init(content: FileContent, commitTime: Date) {
+  /// A version with the given content, last-change time and (when known) the device or author of that change.
+  init(content: FileContent, commitTime: Date, author: String? = nil) {
     self.content = content
     self.commitTime = commitTime
+    self.author = author
   }
 
   /// The bytes (empty for a stored file that could not be read).

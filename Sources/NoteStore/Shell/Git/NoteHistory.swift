@@ -258,23 +258,25 @@ final class NoteHistory {
     }
   }
 
-  /// The author time of the newest commit on `tip`'s side (down to `base`) that changed each of `paths`. Paths no
-  /// such commit changed are left out; the walk stops after 5 000 commits.
-  func lastChangeTimes(of paths: Set<String>, from tip: String, base: String?) throws -> [String: Date] {
+  /// The newest commit on `tip`'s side (down to `base`) that changed each of `paths`: its author time, and who
+  /// made it — the device its `Nb-Device:` trailer names (a commit nb made), else its author's name (a commit made
+  /// with plain git). Paths no such commit changed are left out; the walk stops after 5 000 commits.
+  func lastChanges(of paths: Set<String>, from tip: String, base: String?) throws -> [String: LastChange] {
     var wanted = paths
-    var times: [String: Date] = [:]
+    var changes: [String: LastChange] = [:]
     var walked = 0
     for commit in try commits(from: tip) {
       if wanted.isEmpty || commit.id == base || walked > 5_000 { break }
       walked += 1
       for change in try pathChanges(in: commit.id) {
         for path in [change.newPath, change.oldPath].compactMap({ $0 }) where wanted.contains(path) {
-          times[path] = commit.summary.date.date
+          changes[path] = LastChange(
+            time: commit.summary.date.date, device: CommitMessage.device(in: commit.message) ?? commit.summary.author)
           wanted.remove(path)
         }
       }
     }
-    return times
+    return changes
   }
 
   /// Every file of `commit`, by path.
@@ -552,12 +554,23 @@ struct HistoryCommit {
   var id: String
   var parent: String?
   var summary: CommitSummary
+  /// The full message (trailers included).
+  var message: String
 
   init(_ commit: Commit) {
     id = commit.id.hex
     parent = commit.parents.first?.hex
     summary = CommitSummary(commit)
+    message = commit.message
   }
+}
+
+/// The commit that last changed a path on one side of a sync.
+struct LastChange {
+  /// Its author time.
+  var time: Date
+  /// The device that made it (`Nb-Device:`), else its author's name.
+  var device: String
 }
 
 /// What one commit did to one path.
