@@ -211,6 +211,9 @@ extension Repository {
   /// work tree is not touched. For undoing a commit that wrote the index but was stopped before the branch moved.
   public func resetIndex(paths: [String]) throws {
     guard !paths.isEmpty else { return }
+    // git_reset_default works on the repository's index object as it is in memory: a cached one older than the
+    // file on disk would be written back whole, dropping every entry added since it was read.
+    _ = try index()
     var target: OpaquePointer?
     if let head = try headCommitID() {
       var oid = head.oid

@@ -109,4 +109,120 @@ final class JournalTests: NoteRepositoryTestCase {
     XCTAssertEqual(try read("work/a.md"), "---\nid: a\n---\nA\n")
     try assertCleanAndSound()
   }
+
+  // MARK: - Sync's checkout
+
+  /// A commit `to` after the seed (`from`) that changes, removes and adds notes, made with git and then undone
+  /// (HEAD back at `from`, the work tree too), as sync's merge commit is before its checkout.
+  private func seedCheckout() throws -> (from: String, to: String) {
+    try seed()
+    try write("work/e.md", "---\nid: e\n---\nE\n")
+    try write("odd[1]*.md", "---\nid: odd\n---\nOdd\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "seed more")
+    let from = try head()
+    try write("work/a.md", "---\nid: a\n---\nA from the remote\n")
+    try write("work/e.md", "---\nid: e\n---\nE from the remote\n")
+    try write("odd[1]*.md", "---\nid: odd\n---\nOdd from the remote\n")
+    try FileManager.default.removeItem(at: url("work/b.md"))
+    try write("new/deep/c.md", "---\nid: c\n---\nC from the remote, a longer note\n")
+    try write("new/d.md", "---\nid: d\n---\nD\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "nb: sync origin/main")
+    let to = try head()
+    try git.run("reset", "-q", "--hard", from)
+    return (from, to)
+  }
+
+  /// What a SIGKILL between git's file writes and its branch move leaves: some of `to`'s files (one torn) in the
+  /// work tree, the index partly at `to`, HEAD at `from`, and the journal's checkout record.
+  private func halfCheckout(from: String, to: String) throws {
+    _ = try Journal(
+      directory: root.appendingPathComponent(".git/nb/journal").path, head: from,
+      first: [(JournalRecord(kind: .checkout, to: to, from: from), nil)])
+    try write("work/a.md", "---\nid: a\n---\nA from the remote\n")
+    try write("odd[1]*.md", "---\nid: odd\n---\nOdd from the remote\n")
+    try FileManager.default.removeItem(at: url("work/b.md"))
+    try write("new/deep/c.md", "---\nid: c\n---\nC from the")  // torn
+    try git.run("update-index", "--add", "work/a.md", "new/deep/c.md")
+    try git.run("update-index", "--remove", "work/b.md")
+  }
+
+  func testAnInterruptedSyncCheckoutIsRolledBackToTheOldCommit() throws {
+    let (from, to) = try seedCheckout()
+    let before = try snapshot()
+    try halfCheckout(from: from, to: to)
+    XCTAssertNotEqual(try snapshot(), before)
+    XCTAssert(try repository.status().warnings.contains { $0.contains("interrupted") })
+
+    var notices: [String] = []
+    repository.notice = { notices.append($0) }
+    let saved = try repository.save()
+    XCTAssertFalse(saved.committed, "part of the checkout was committed as a save: \(saved.paths)")
+    XCTAssertEqual(try head(), from)
+    XCTAssertEqual(try snapshot(), before)
+    XCTAssertFalse(exists("new"), "a directory the checkout made is still there")
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertEqual(notices.count, 1)
+    XCTAssert(notices.first?.contains("rolled back an interrupted sync checkout") == true, "\(notices)")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: journalLog))
+    XCTAssertFalse(try repository.status().warnings.contains { $0.contains("interrupted") })
+    try assertCleanAndSound()
+  }
+
+  func testAFileEditedAfterAnInterruptedCheckoutIsKeptWithTheOldVersionSaved() throws {
+    let (from, to) = try seedCheckout()
+    try halfCheckout(from: from, to: to)
+    try write("work/e.md", "---\nid: e\n---\nE by a person after the crash\n")
+    try write("new/d.md", "---\nid: d\n---\nD by a person after the crash\n")
+    var notices: [String] = []
+    repository.notice = { notices.append($0) }
+    try repository.createNotebook("other")
+    XCTAssertEqual(try git.revParse("HEAD~1"), from)
+    XCTAssertEqual(try read("work/a.md"), "---\nid: a\n---\nA\n")
+    XCTAssertEqual(try read("work/b.md"), "---\nid: b\n---\nB\n")
+    XCTAssertFalse(exists("new/deep"))
+    XCTAssertEqual(try read("work/e.md"), "---\nid: e\n---\nE by a person after the crash\n")
+    XCTAssertEqual(try read("new/d.md"), "---\nid: d\n---\nD by a person after the crash\n")
+    let kept = try XCTUnwrap(
+      FileManager.default.enumerator(atPath: root.appendingPathComponent(".git/nb/recovered").path)?
+        .compactMap { $0 as? String }.first { $0.hasSuffix("work/e.md") })
+    XCTAssertEqual(
+      try String(contentsOf: root.appendingPathComponent(".git/nb/recovered/\(kept)"), encoding: .utf8),
+      "---\nid: e\n---\nE\n")
+    XCTAssert(notices.first?.contains("work/e.md") == true, "\(notices)")
+    // The edits are the only changes left: the next save commits them, nothing of the checkout.
+    XCTAssertEqual(
+      try git.statusPorcelain().split(separator: "\n").map { String($0) }.sorted(),
+      [" M work/e.md", "?? new/d.md"])
+  }
+
+  /// Regression: the index reset of a recovery worked on a cached index older than the file on disk and wrote it
+  /// back whole, so the next commit left every other path staged as deleted.
+  func testAnIndexResetKeepsTheOtherEntries() throws {
+    try seed()
+    try repository.createNotebook("other")
+    let tracked = try git.run("ls-files")
+    try repository.git.resetIndex(paths: ["work/a.md"])
+    XCTAssertEqual(try git.run("ls-files"), tracked)
+    try repository.createNotebook("other2")
+    try assertCleanAndSound()
+  }
+
+  func testACheckoutKilledAfterTheBranchMovedOnlyLosesItsJournal() throws {
+    let (from, to) = try seedCheckout()
+    try git.run("reset", "-q", "--hard", to)
+    _ = try Journal(
+      directory: root.appendingPathComponent(".git/nb/journal").path, head: from,
+      first: [(JournalRecord(kind: .checkout, to: to, from: from), nil)])
+    let after = try snapshot()
+    var notices: [String] = []
+    repository.notice = { notices.append($0) }
+    try repository.save()
+    XCTAssertEqual(try snapshot(), after)
+    XCTAssertEqual(try head(), to)
+    XCTAssert(notices.first?.contains("had finished") == true, "\(notices)")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: journalLog))
+    try assertCleanAndSound()
+  }
 }

@@ -24,11 +24,18 @@ struct JournalRecord: Codable, Equatable {
     case directory
     /// Every file change is done and the commit is about to be made.
     case commit
+    /// Sync is about to check out commit `to` over `from` (the branch's value, nil in a repository without commits):
+    /// git writes the work tree first and moves the branch last, so a crash between the two is undone from the two
+    /// commits' trees rather than from recorded bytes.
+    case checkout
   }
 
   var kind: Kind
   var path: String?
+  /// A move's new path; a checkout's target commit.
   var to: String?
+  /// A checkout's starting commit.
+  var from: String?
   /// How many bytes of the file's earlier content follow the line; nil when there was no file.
   var prior: Int?
   /// The size and hash (``Journal/hash(_:)``) of the bytes being written, so a roll-back can tell nb's write from
@@ -222,6 +229,9 @@ extension NoteRepository {
       return nil
     }
     let description = Self.describe(begin)
+    if let checkout = entries.first(where: { $0.record.kind == .checkout })?.record {
+      return try recoverInterruptedCheckout(checkout, begin: begin, description: description)
+    }
     let commit = entries.last { $0.record.kind == .commit }?.record
     let head = try git.headID()
     if commit != nil, head != begin.head {
@@ -282,7 +292,7 @@ extension NoteRepository {
       case .directory:
         // Only an empty directory goes: anything put there since the crash stays.
         _ = rmdir(full)
-      case .begin, .commit:
+      case .begin, .commit, .checkout:
         continue
       }
     }

@@ -476,8 +476,10 @@ extension NoteRepository {
     return summary
   }
 
+  /// Moves the branch and the work tree to `target`, all or nothing across a crash (a `checkout` journal record,
+  /// ``journaledCheckout(_:expected:message:)``).
   private func checkout(_ target: String, expected: String?, label: String) throws {
-    let blocked = try git.checkout(target, expected: expected, message: "nb: sync \(label)")
+    let blocked = try journaledCheckout(target, expected: expected, message: "nb: sync \(label)")
     if !blocked.isEmpty {
       throw NoteStoreError.syncFailed(
         "files changed while syncing (\(blocked.prefix(3).joined(separator: ", "))); nothing was overwritten, "
