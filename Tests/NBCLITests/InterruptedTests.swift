@@ -111,4 +111,108 @@ final class InterruptedTests: NBCLITestCase {
     }
     try git.fsck()
   }
+
+  // MARK: - Sync's checkout
+
+  /// The tags lines of the notes in `rev` (each round of the other device's edits gives all notes one).
+  private func committedTagLines(_ rev: String = "HEAD") throws -> Set<String> {
+    let output = try git.run("grep", "-h", "^tags:", rev, "--", "notes")
+    return Set(output.split(separator: "\n").map { String($0) })
+  }
+
+  private func journalHoldsCheckout() -> Bool {
+    guard let data = try? Data(contentsOf: url(".git/nb/journal/log")) else { return false }
+    return String(decoding: data, as: UTF8.self).contains("\"kind\":\"checkout\"")
+  }
+
+  /// Another device (the git CLI in a clone of the same remote) changes every note; nb sync here takes the change
+  /// by a fast-forward, or by a merge when this device has a commit of its own, and is killed at random moments.
+  /// Afterwards HEAD is this device's old commit or one holding all of the remote's change, the work tree equals
+  /// it, and no save ever commits part of the checkout.
+  func testKilledSyncCheckoutLeavesAllOrNothing() throws {
+    try makeRepository()
+    try seedTaggedNotes("r0")
+    let remotes = try temp.directory("remotes")
+    let bare = remotes.appendingPathComponent("r.git")
+    try GitCLI(workTree: remotes, home: home).run("init", "-q", "--bare", "--initial-branch=main", "r.git")
+    try nbSucceeds("remote", "add", "origin", bare.path)
+    try nbSucceeds("sync")
+    try GitCLI(workTree: remotes, home: home).run("clone", "-q", bare.path, "other")
+    let otherRoot = remotes.appendingPathComponent("other")
+    let other = try GitCLI(workTree: otherRoot, home: home)
+
+    var round = 0
+    /// The other device: takes what the remote has, gives every note the next round's tag, pushes.
+    func pushRound() throws -> String {
+      try other.run("pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+      round += 1
+      for i in 0..<noteCount {
+        let id = String(format: "00000000-0000-4000-8000-%012d", i)
+        try Data("---\nid: \(id)\ntitle: Note \(i)\ntags: [r\(round), other]\n---\nBody \(i).\n".utf8)
+          .write(to: otherRoot.appendingPathComponent("notes/n\(i).md"))
+      }
+      try other.run("commit", "-q", "-a", "-m", "round \(round)")
+      try other.run("push", "-q", "origin", "main")
+      return try other.revParse("HEAD")
+    }
+
+    // One full sync tells how long a checkout of every note takes, so the kills land anywhere inside one.
+    _ = try pushRound()
+    let started = Date()
+    try nbSucceeds("sync")
+    let duration = Date().timeIntervalSince(started)
+    XCTAssertEqual(try committedTagLines(), ["tags: [r\(round), other]"])
+
+    var midCheckout = 0
+    var tries = 0
+    // Half the kills land anywhere; the other half home in on the checkout, the short end of a sync: later after a
+    // kill that came before it, earlier after one that came when it was done.
+    var aim = duration * 0.8
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline {
+      tries += 1
+      let remoteTip = try pushRound()
+      if Bool.random() {
+        // A commit of this device's own: the sync merges instead of fast-forwarding.
+        try write("local/l\(tries).md", "---\nid: local-\(tries)\n---\nLocal \(tries).\n")
+        try nbSucceeds("save")
+      }
+      let local = try git.revParse("HEAD")
+      let localTags = try committedTagLines()
+      let process = try launchNB(["sync"])
+      let aimed = tries % 2 == 0
+      let delay = aimed ? aim * Double.random(in: 0.9...1.1) : Double.random(in: 0...(duration * 1.2))
+      Thread.sleep(forTimeInterval: delay)
+      process.terminate(SIGKILL)
+      _ = try process.wait(timeout: 120)
+
+      let hadJournal = journalExists
+      if journalHoldsCheckout() {
+        midCheckout += 1
+      } else if aimed {
+        aim *= try git.revParse("HEAD") == local ? 1.08 : 0.92
+      }
+      let save = try nbSucceeds("save")
+      XCTAssertFalse(journalExists, "try \(tries): save left the journal behind")
+      if hadJournal { XCTAssert(save.stderr.contains("interrupted"), "save settled silently: \(save.stderr)") }
+      XCTAssertEqual(try git.statusPorcelain(), "", "try \(tries): the work tree differs from HEAD after save")
+      let head = try git.revParse("HEAD")
+      let subject = try git.run("log", "-1", "--format=%s").trimmingCharacters(in: .whitespacesAndNewlines)
+      if head != local {
+        XCTAssertFalse(subject.hasPrefix("nb: save"), "try \(tries): a save committed part of a sync: \(subject)")
+        XCTAssertNoThrow(
+          try git.run("merge-base", "--is-ancestor", remoteTip, "HEAD"),
+          "try \(tries): HEAD moved to \(head) without the remote's commit")
+        XCTAssertEqual(try committedTagLines(), ["tags: [r\(round), other]"], "try \(tries): a half-taken round")
+      } else {
+        XCTAssertEqual(try committedTagLines(), localTags, "try \(tries)")
+      }
+      let strays = try git.run("ls-files", "--others").trimmingCharacters(in: .whitespacesAndNewlines)
+      XCTAssertEqual(strays, "", "try \(tries): files left behind")
+    }
+    try git.fsck()
+    print("testKilledSyncCheckoutLeavesAllOrNothing: \(midCheckout) of \(tries) kills landed mid-checkout")
+    XCTAssertGreaterThan(
+      midCheckout, 0, "no kill landed inside a sync's checkout in \(tries) tries; the test proved little")
+  }
 }
