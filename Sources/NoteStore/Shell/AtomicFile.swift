@@ -15,25 +15,29 @@ import Foundation
 #endif
 
 enum AtomicFile {
+  /// Writes every byte of `data` to `fd` (retrying short and interrupted writes); 0, or the `errno` that stopped it.
+  static func writeAll(_ data: Data, to fd: Int32) -> Int32 {
+    data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int32 in
+      var offset = 0
+      while offset < buffer.count {
+        let n = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+        if n < 0 {
+          if errno == EINTR { continue }
+          return errno
+        }
+        offset += n
+      }
+      return 0
+    }
+  }
+
   static func write(_ data: Data, to url: URL, durable: Bool = true) throws {
     let directory = url.deletingLastPathComponent().path
     let temporary = directory + "/.\(url.lastPathComponent).nb-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
     let mode = existingMode(of: url.path) ?? 0o644
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard fd >= 0 else { throw ioError(url.path, errno) }
-    var failure: Int32 = 0
-    data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-      var offset = 0
-      while offset < buffer.count {
-        let n = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
-        if n < 0 {
-          if errno == EINTR { continue }
-          failure = errno
-          return
-        }
-        offset += n
-      }
-    }
+    var failure = writeAll(data, to: fd)
     if failure == 0, durable, fsync(fd) != 0 { failure = errno }
     close(fd)
     if failure == 0, rename(temporary, url.path) != 0 { failure = errno }

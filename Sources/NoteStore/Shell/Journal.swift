@@ -2,10 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
   import Glibc
-  private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
   import Darwin
-  private let systemWrite = Darwin.write
 #endif
 
 /// One entry of the write-ahead journal (`.git/nb/journal/log`): what a transaction is about to do to one path,
@@ -110,19 +108,7 @@ final class Journal {
 
   /// Appends `buffer` and flushes it to disk before returning.
   private func write(_ buffer: Data) throws {
-    var failure: Int32 = 0
-    buffer.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-      var offset = 0
-      while offset < bytes.count {
-        let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 {
-          if errno == EINTR { continue }
-          failure = errno
-          return
-        }
-        offset += n
-      }
-    }
+    var failure = AtomicFile.writeAll(buffer, to: fd)
     if failure == 0, fdatasync(fd) != 0 { failure = errno }
     if failure != 0 { throw AtomicFile.ioError(path, failure) }
   }
