@@ -54,8 +54,8 @@ public struct ConflictMarkers: Equatable, Sendable {
 /// Three-way merge of one note file's bytes, as a git merge driver needs it: never fails, and on a conflict keeps
 /// both sides in the text between git's markers.
 ///
-/// A UTF-8 note is merged by ``NoteMerge`` (front matter key by key, the later `updated`, the body by
-/// ``TextMerge``). When that finds a conflict, the front matter is still merged by those rules if it can be and only
+/// A UTF-8 note is merged by `NoteMerge` (front matter key by key, the later `updated`, the body by
+/// `TextMerge`). When that finds a conflict, the front matter is still merged by those rules if it can be and only
 /// the body's conflicting lines get markers; otherwise (a front matter key changed on both sides, front matter that
 /// cannot be parsed) the whole file is merged line by line with markers, as git would. Bytes that are not UTF-8 are
 /// merged line by line too, byte for byte, so neither side is lost.
@@ -91,7 +91,7 @@ public enum NoteFileMerge {
     return marked.conflicts == 0 ? .merged(Data(marked.text.utf8)) : .conflicted(Data(marked.text.utf8), reason: reason)
   }
 
-  /// The front matter merged by ``NoteMerge``'s rules with every body set to ours' (so only the front matter can
+  /// The front matter merged by `NoteMerge`'s rules with every body set to ours' (so only the front matter can
   /// differ), then ours' body replaced by the marked body merge; nil when the front matter alone conflicts.
   private static func mergeFrontMatterThenMarkBody(
     base: String, ours: String, theirs: String, markers: ConflictMarkers
