@@ -57,11 +57,8 @@ extension NoteRepository {
     let new = try git.snapshot(of: target)
     let paths = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }.sorted()
 
-    let keepDirectory = gitDirectory.appendingPathComponent(
-      "nb/recovered/\(Int(begin.time ?? Date().timeIntervalSince1970))"
-    ).path
+    var recovered = RecoveredFiles(gitDirectory: gitDirectory, begin: begin)
     var restored = 0
-    var kept: [String] = []
     var removedFrom: Set<String> = []
     for path in paths {
       let before = old[path]
@@ -90,10 +87,7 @@ extension NoteRepository {
         }
         restored += 1
       } else if let priorData, before?.mode != .link {
-        let copy = keepDirectory + "/" + path
-        try? FileManager.default.createDirectory(
-          atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if (try? AtomicFile.write(priorData, to: URL(fileURLWithPath: copy))) != nil { kept.append(path) }
+        recovered.keep(path, priorData)
       }
     }
     // Directories the checkout made for files it added go with them, as git's own checkout back would do.
@@ -106,16 +100,9 @@ extension NoteRepository {
     // too; that only puts more entries back to HEAD's.)
     try git.resetIndex(paths: paths)
     Journal.remove(directory: directory)
-    var message =
-      "nb: rolled back an interrupted sync checkout (\(description)) of \(short(target)): \(restored) "
+    return "nb: rolled back an interrupted sync checkout (\(description)) of \(short(target)): \(restored) "
       + "file\(restored == 1 ? "" : "s") put back as they were at \(short(record.from)); "
-      + "run 'nb sync' again to take the remote's changes"
-    if !kept.isEmpty {
-      message +=
-        "; \(kept.count) changed since (\(kept.prefix(3).joined(separator: ", "))) left as they are, "
-        + "their earlier content kept in \(keepDirectory)"
-    }
-    return message
+      + "run 'nb sync' again to take the remote's changes" + recovered.summary
   }
 
   private func put(_ full: String, _ data: Data, mode: StoredFile.Mode) throws {

@@ -225,22 +225,11 @@ extension NoteRepository {
       return "nb: an interrupted \(description) had committed; only its journal was left to remove"
     }
     var restored = 0
-    var kept: [String] = []
-    let keepDirectory = gitDirectory.appendingPathComponent(
-      "nb/recovered/\(Int(begin.time ?? Date().timeIntervalSince1970))"
-    ).path
-    func keep(_ path: String, _ prior: Data) {
-      let target = keepDirectory + "/" + path
-      try? FileManager.default.createDirectory(
-        atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-      if (try? AtomicFile.write(prior, to: URL(fileURLWithPath: target))) != nil { kept.append(path) }
-    }
+    var recovered = RecoveredFiles(gitDirectory: gitDirectory, begin: begin)
     func put(_ path: String, _ prior: Data?) throws {
       let full = absolute(path)
       if let prior {
-        try FileManager.default.createDirectory(
-          atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try AtomicFile.write(prior, to: URL(fileURLWithPath: full))
+        try RecoveredFiles.write(prior, to: full)
       } else {
         try FileSystem.remove(full)
       }
@@ -257,12 +246,12 @@ extension NoteRepository {
         if let current, current.count == record.newSize, Journal.hash(current) == record.newHash {
           try put(path, entry.prior)
         } else if let prior = entry.prior {
-          keep(path, prior)
+          recovered.keep(path, prior)
         }
       case .remove:
         guard let prior = entry.prior else { continue }
         if let current = try? FileSystem.read(full) {
-          if current != prior { keep(path, prior) }
+          if current != prior { recovered.keep(path, prior) }
         } else if !FileSystem.exists(full) {
           try put(path, prior)
         }
@@ -286,13 +275,9 @@ extension NoteRepository {
     if let paths = commit?.paths { try git.resetIndex(paths: paths) }
     removeTemporaryFiles(of: begin.pid, near: entries.compactMap(\.record.path))
     Journal.remove(directory: directory)
-    var message =
+    return
       "nb: rolled back an interrupted \(description): \(restored) file\(restored == 1 ? "" : "s") put back as they were, nothing of it was committed"
-    if !kept.isEmpty {
-      message +=
-        "; \(kept.count) changed since (\(kept.prefix(3).joined(separator: ", "))) left as they are, their earlier content kept in \(keepDirectory)"
-    }
-    return message
+      + recovered.summary
   }
 
   /// Deletes the partial temporary files (``AtomicFile``) the killed process `pid` left beside the paths it wrote.
@@ -306,5 +291,38 @@ extension NoteRepository {
         }
       }
     }
+  }
+}
+
+/// Where a roll-back keeps the earlier content of files changed again after the crash (`.git/nb/recovered/<time>/`),
+/// so undoing a command never discards bytes someone wrote since.
+struct RecoveredFiles {
+  let directory: String
+  private(set) var kept: [String] = []
+
+  init(gitDirectory: URL, begin: JournalRecord) {
+    directory =
+      gitDirectory.appendingPathComponent(
+        "nb/recovered/\(Int(begin.time ?? Date().timeIntervalSince1970))"
+      ).path
+  }
+
+  /// Keeps `data`, the earlier content of `path`, under the recovered directory (best effort).
+  mutating func keep(_ path: String, _ data: Data) {
+    if (try? Self.write(data, to: directory + "/" + path)) != nil { kept.append(path) }
+  }
+
+  /// The tail of the roll-back's message naming what was kept; empty when nothing was.
+  var summary: String {
+    guard !kept.isEmpty else { return "" }
+    return "; \(kept.count) changed since (\(kept.prefix(3).joined(separator: ", "))) left as they are, their "
+      + "earlier content kept in \(directory)"
+  }
+
+  /// Writes a file atomically, making its parent directories first.
+  static func write(_ data: Data, to full: String) throws {
+    try FileManager.default.createDirectory(
+      atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try AtomicFile.write(data, to: URL(fileURLWithPath: full))
   }
 }
