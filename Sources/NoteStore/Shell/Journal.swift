@@ -68,6 +68,9 @@ final class Journal {
 
   static func logPath(in directory: String) -> String { directory + "/log" }
 
+  /// Where a log is written until its first records are durable.
+  private static func startingPath(in directory: String) -> String { directory + "/log.new" }
+
   /// Starts a journal: creates the directory and writes the `begin` record together with the transaction's first
   /// records, durably (one flush: on the save path every flush is a visible part of the time).
   init(directory: String, head: String?, first entries: [(JournalRecord, Data?)]) throws {
@@ -76,12 +79,15 @@ final class Journal {
     let begin = JournalRecord(
       kind: .begin, pid: getpid(), time: Date().timeIntervalSince1970, head: head,
       command: Self.commandLine())
-    // Encoded before the log exists, so that a log is never seen empty for longer than one write.
+    // The log appears (by rename) only once its first records are on disk: a log without its `begin` record would
+    // look like one that changed nothing.
     let first = try Self.encode([(begin, nil)] + entries)
     try FileSystem.makeDirectory(directory)
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw AtomicFile.ioError(path, errno) }
+    let starting = Self.startingPath(in: directory)
+    fd = open(starting, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw AtomicFile.ioError(starting, errno) }
     try write(first)
+    guard rename(starting, path) == 0 else { throw AtomicFile.ioError(path, errno) }
     // The log's directory entry must be durable too, or a power loss could keep the changes and lose the log.
     Self.syncDirectory(directory)
   }
@@ -120,6 +126,7 @@ final class Journal {
 
   static func remove(directory: String) {
     unlink(logPath(in: directory))
+    unlink(startingPath(in: directory))
     rmdir(directory)
   }
 
@@ -207,7 +214,11 @@ extension NoteRepository {
   /// Returns what happened, for a notice; nil when there was no journal.
   func recoverInterruptedTransaction() throws -> String? {
     let directory = journalDirectory
-    guard FileSystem.exists(Journal.logPath(in: directory)) else { return nil }
+    guard FileSystem.exists(Journal.logPath(in: directory)) else {
+      // A journal killed before its log was in place changed nothing: only its start is left to clear.
+      if FileSystem.exists(directory) { Journal.remove(directory: directory) }
+      return nil
+    }
     let entries = Journal.read(directory: directory)
     guard let begin = entries.first?.record, begin.kind == .begin else {
       // The begin record is written before any change, so a log without one changed nothing.
