@@ -225,4 +225,53 @@ final class JournalTests: NoteRepositoryTestCase {
     XCTAssertFalse(FileManager.default.fileExists(atPath: journalLog))
     try assertCleanAndSound()
   }
+
+  /// A kill while libgit2 wrote the index (or moved the branch) leaves git's lock files; git never removes a lock it
+  /// did not take, so without the recovery removing them every later commit would be refused.
+  func testLocksTheKilledCheckoutLeftAreRemovedAndTheRollBackFinishes() throws {
+    let (from, to) = try seedCheckout()
+    let before = try snapshot()
+    try halfCheckout(from: from, to: to)
+    try write(".git/index.lock", "DIRC partial")
+    try write(".git/refs/heads/main.lock", to)
+    var notices: [String] = []
+    repository.notice = { notices.append($0) }
+    let saved = try repository.save()
+    XCTAssertFalse(saved.committed, "part of the checkout was committed as a save: \(saved.paths)")
+    XCTAssertEqual(try snapshot(), before)
+    XCTAssertEqual(try head(), from)
+    XCTAssertFalse(exists(".git/index.lock"))
+    XCTAssertFalse(exists(".git/refs/heads/main.lock"))
+    XCTAssert(notices.first?.contains("removed the lock it left (.git/index.lock, .git/refs/heads/main.lock)") == true, "\(notices)")
+    try write("work/z.md", "---\nid: z\n---\nZ\n")
+    XCTAssert(try repository.save().committed)
+    try assertCleanAndSound()
+  }
+
+  /// A lock older than the interrupted command is not its: the recovery leaves it and the save refuses as usual.
+  func testALockOlderThanTheInterruptedCommandIsLeftInPlace() throws {
+    let (from, to) = try seedCheckout()
+    try halfCheckout(from: from, to: to)
+    try write(".git/index.lock", "someone else's")
+    let old = Date().addingTimeInterval(-60)
+    try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: url(".git/index.lock").path)
+    XCTAssertThrowsError(try repository.save()) { error in
+      XCTAssert("\(error)".contains("index.lock"), "\(error)")
+    }
+    XCTAssert(exists(".git/index.lock"))
+  }
+
+  /// A lock a running process holds open belongs to a git command still at work: it stays.
+  func testALockARunningProcessHoldsOpenIsLeftInPlace() throws {
+    let (from, to) = try seedCheckout()
+    try halfCheckout(from: from, to: to)
+    try write(".git/index.lock", "held")
+    let holder = try XCTUnwrap(FileHandle(forReadingAtPath: url(".git/index.lock").path))
+    defer { try? holder.close() }
+    XCTAssertEqual(FileSystem.isOpenByAnyProcess(url(".git/index.lock").path), true)
+    XCTAssertThrowsError(try repository.save())
+    XCTAssert(exists(".git/index.lock"))
+    try holder.close()
+    XCTAssertEqual(FileSystem.isOpenByAnyProcess(url(".git/index.lock").path), false)
+  }
 }

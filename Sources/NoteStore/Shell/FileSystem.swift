@@ -79,6 +79,18 @@ enum FileSystem {
 
   static func exists(_ path: String) -> Bool { lstatInfo(path) != nil }
 
+  /// Whether a running process has `path` open: true or false where `/proc` tells (Linux), nil where nothing does.
+  static func isOpenByAnyProcess(_ path: String) -> Bool? {
+    guard let target = realPath(path), FileManager.default.fileExists(atPath: "/proc/self/fd") else { return nil }
+    for process in entries(of: "/proc") where process.isDirectory && process.name.allSatisfy(\.isNumber) {
+      let fds = "/proc/\(process.name)/fd"
+      for fd in entries(of: fds) {
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd.name)) == target { return true }
+      }
+    }
+    return false
+  }
+
   /// Reads at most `limit` bytes from the start of a file (the whole file when `limit` is nil).
   static func read(_ path: String, limit: Int? = nil) throws -> Data {
     let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -226,14 +226,21 @@ extension NoteRepository {
       return nil
     }
     let description = Self.describe(begin)
+    // Before anything that writes the index: a lock the killed process left would refuse it.
+    var lockNote = ""
+    if let time = begin.time,
+      let removed = try? git.removeLocksLeftByKilledProcess(since: Date(timeIntervalSince1970: time)), !removed.isEmpty
+    {
+      lockNote = "; removed the lock it left (\(removed.map { ".git/" + $0 }.joined(separator: ", ")))"
+    }
     if let checkout = entries.first(where: { $0.record.kind == .checkout })?.record {
-      return try recoverInterruptedCheckout(checkout, begin: begin, description: description)
+      return try recoverInterruptedCheckout(checkout, begin: begin, description: description) + lockNote
     }
     let commit = entries.last { $0.record.kind == .commit }?.record
     let head = try git.headID()
     if commit != nil, head != begin.head {
       Journal.remove(directory: directory)
-      return "nb: an interrupted \(description) had committed; only its journal was left to remove"
+      return "nb: an interrupted \(description) had committed; only its journal was left to remove" + lockNote
     }
     var restored = 0
     var recovered = RecoveredFiles(gitDirectory: gitDirectory, begin: begin)
@@ -288,7 +295,7 @@ extension NoteRepository {
     Journal.remove(directory: directory)
     return
       "nb: rolled back an interrupted \(description): \(restored) file\(restored == 1 ? "" : "s") put back as they were, nothing of it was committed"
-      + recovered.summary
+      + recovered.summary + lockNote
   }
 
   /// Deletes the partial temporary files (``AtomicFile``) the killed process `pid` left beside the paths it wrote.

@@ -58,7 +58,14 @@ final class NoteHistory {
   }
 
   private func mapped<T>(remote: String? = nil, _ body: () throws -> T) throws -> T {
-    try Self.mapped(remote: remote, body)
+    try Self.mapped(remote: remote) {
+      do {
+        return try body()
+      } catch let error as GitError where error.isLocked && FileSystem.exists(indexLockPath) {
+        // libgit2 says "locked" of any lock file; the index lock is the one people meet and can act on.
+        throw NoteStoreError.indexLocked(path: indexLockPath)
+      }
+    }
   }
 
   /// A remote failure in the user's words: what happened, at which URL, and what to try. libgit2's function names
@@ -126,7 +133,7 @@ final class NoteHistory {
     }
   }
 
-  /// `.git/index.lock`: git's "someone is writing the index". nb never deletes it.
+  /// `.git/index.lock`: git's "someone is writing the index". nb deletes only one its own killed process left.
   private var indexLockPath: String { gitDirectory.appendingPathComponent("index.lock").path }
 
   /// Refuses to commit when git is mid-operation, HEAD is not a branch, the index holds conflicts or another git
@@ -146,6 +153,30 @@ final class NoteHistory {
         "the git index holds unresolved conflicts; resolve them (git status lists them), then retry")
     }
     if FileSystem.exists(indexLockPath) { throw NoteStoreError.indexLocked(path: indexLockPath) }
+  }
+
+  /// Removes the lock files (`index.lock`, the branch's `.lock`) that a killed nb process left while it wrote the
+  /// index or moved the branch: git never removes a lock it did not take, so without this every later commit would
+  /// be refused. A lock counts as that process's only when it was made after `since` (the killed transaction's
+  /// start; nb held the repository lock from then on) and no running process has it open, so a git command still
+  /// at work keeps its lock. Returns the names of the locks removed.
+  func removeLocksLeftByKilledProcess(since: Date) -> [String] {
+    var candidates = [indexLockPath]
+    if let branch = git.currentBranch {
+      candidates.append(gitDirectory.appendingPathComponent("refs/heads/\(branch).lock").path)
+    }
+    var removed: [String] = []
+    for path in candidates {
+      // A second of slack: some file systems keep whole seconds.
+      guard let info = FileSystem.lstatInfo(path), info.isRegular,
+        Double(info.modifiedNanoseconds) / 1e9 >= since.timeIntervalSince1970 - 1,
+        FileSystem.isOpenByAnyProcess(path) != true
+      else { continue }
+      if (try? FileSystem.remove(path)) != nil {
+        removed.append(String(path.dropFirst(gitDirectory.path.count + 1)))
+      }
+    }
+    return removed
   }
 
   /// The state `nb status` shows: the operation in progress and the warnings that keep nb from committing.
