@@ -242,7 +242,9 @@ final class JournalTests: NoteRepositoryTestCase {
     XCTAssertEqual(try head(), from)
     XCTAssertFalse(exists(".git/index.lock"))
     XCTAssertFalse(exists(".git/refs/heads/main.lock"))
-    XCTAssert(notices.first?.contains("removed the lock it left (.git/index.lock, .git/refs/heads/main.lock)") == true, "\(notices)")
+    XCTAssert(
+      notices.first?.contains("removed the lock it left (.git/index.lock, .git/refs/heads/main.lock)") == true,
+      "\(notices)")
     try write("work/z.md", "---\nid: z\n---\nZ\n")
     XCTAssert(try repository.save().committed)
     try assertCleanAndSound()
