@@ -48,6 +48,8 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
   case syncFailed(String)
   /// An ink sidecar (or a file being imported) that cannot be read, with the file and line.
   case malformedInk(path: String, line: Int, detail: String)
+  /// A search or list query that cannot be understood, with the column of the offending part.
+  case badQuery(QueryError)
 
   /// A file whose bytes nb cannot read as a note or a drawing (not UTF-8, malformed front matter, an ink file it
   /// cannot parse): still the user's data, which `save` commits unchanged instead of stamping.
@@ -118,6 +120,8 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
       return message
     case .malformedInk(let path, let line, let detail):
       return "\(path):\(line): \(detail); fix or remove that line and retry (nothing was changed)"
+    case .badQuery(let error):
+      return error.description + "; see 'nb help search'"
     }
   }
 }

@@ -80,6 +80,7 @@ final class PublicAPITests: XCTestCase {
     case .busy(let path, let holder): return "busy \(path) \(holder)"
     case .io(let path, let detail): return "io \(path) \(detail)"
     case .offline: return "offline"
+    case .badQuery(let error): return "query \(error.query) at \(error.column): \(error.message)"
     }
   }
 }
