@@ -5,70 +5,59 @@ import NoteStore
 struct List: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list",
-    abstract: "List notes: all of them, or one notebook's (--recursive for its children too).")
+    abstract: "List notes: all of them, one notebook's, or those a query matches (nb list 'tag:x notebook:y').",
+    discussion: """
+      A single notebook path lists that notebook's notes (--recursive for its children too); anything else is a \
+      query, as 'nb search' takes it (see 'nb help search'), listed in path order unless --sort says otherwise.
+      """)
 
-  enum SortKey: String, ExpressibleByArgument, CaseIterable {
-    case path, title, created, updated
-  }
+  @Argument(
+    parsing: .allUnrecognized,
+    help: ArgumentHelp("A notebook path, or a query (default: every note).", valueName: "notebook-or-query"),
+    completion: Completions.notebooks)
+  var words: [String] = []
 
-  @Argument(help: "A notebook path (default: every note).", completion: Completions.notebooks)
-  var notebook: String?
-
-  @Flag(name: [.short, .long], help: "Include the notebook's children.")
+  @Flag(name: [.short, .long], help: "With a notebook path: include its children.")
   var recursive = false
 
   @Option(help: "Only notes with this tag (repeatable: all must match).", completion: Completions.tags)
   var tag: [String] = []
 
-  @Option(help: "Sort by \(SortKey.allCases.map(\.rawValue).joined(separator: ", ")).")
-  var sort: SortKey = .path
-
-  @Flag(help: "Reverse the order.")
-  var reverse = false
-
-  @Option(help: "At most this many notes.")
-  var limit: Int?
-
+  @OptionGroup var options: QueryOptions
   @OptionGroup var repository: RepositoryOptions
   @OptionGroup var output: JSONOption
 
-  func validate() throws {
-    if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-  }
-
   func run() throws {
     let notes = try repository.open()
-    var result =
-      try notebook.map { try notes.notes(inNotebook: $0, recursive: recursive) } ?? notes.allNotes()
-    for wanted in tag {
-      let key = wanted.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "#"))
-      result = result.filter { $0.tags.contains { $0.lowercased() == key } }
+    var text = try queryText(words)
+    // The older form `nb list work [-r]`: a notebook that exists, named alone.
+    let notebooks = text.isEmpty || text.contains(where: { $0 == ":" || $0.isWhitespace }) ? [] : try notes.notebooks()
+    let named = text.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+    if notebooks.contains(where: { $0.path == named }) {
+      text = "notebook:\"\(named)\""
+      // Without --recursive, only the notebook's own notes: each child notebook's subtree is left out.
+      if !recursive {
+        for child in notebooks where child.parent == named { text += " -notebook:\"\(child.path)\"" }
+      }
+    } else if recursive {
+      throw ValidationError("--recursive goes with a notebook path, e.g. nb list work --recursive")
     }
-    result = sorted(result)
-    if reverse { result.reverse() }
-    if let limit { result = Array(result.prefix(limit)) }
-    if output.json {
-      try printJSON(result.map { NoteJSON($0) })
-      return
-    }
-    var lines = ""
-    for note in result {
-      lines += noteLine(note) + "\n"
-      if let warning = note.warning { warn(warning) }
-    }
-    FileHandle.standardOutput.write(Data(lines.utf8))
+    try show(notes.notes(matching: filteredQuery(text)))
   }
 
-  private func sorted(_ notes: [Note]) -> [Note] {
-    switch sort {
-    case .path: return notes  // the store lists in path order already
-    case .title:
-      return notes.sorted { ($0.title.lowercased(), $0.path) < ($1.title.lowercased(), $1.path) }
-    // Newest first, as a person scanning recent work wants; undated notes last.
-    case .created:
-      return notes.sorted { ($0.created?.date ?? .distantPast, $1.path) > ($1.created?.date ?? .distantPast, $0.path) }
-    case .updated:
-      return notes.sorted { ($0.updated?.date ?? .distantPast, $1.path) > ($1.updated?.date ?? .distantPast, $0.path) }
+  private func filteredQuery(_ text: String) -> NoteQuery {
+    let tags = tag.map { "tag:\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "#")))\"" }
+    return options.query(
+      ([text] + tags).filter { !$0.isEmpty }.joined(separator: " "), defaultSort: .path, defaultLimit: nil)
+  }
+
+  private func show(_ hits: [NoteHit]) throws {
+    if output.json { return try printJSON(hits.map(HitJSON.init)) }
+    var lines = ""
+    for hit in hits {
+      lines += noteLine(hit.note) + "\n"
+      if let warning = hit.note.warning { warn(warning) }
     }
+    FileHandle.standardOutput.write(Data(lines.utf8))
   }
 }

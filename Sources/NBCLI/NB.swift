@@ -18,7 +18,7 @@ public struct NB: ParsableCommand {
       """,
     version: version,
     subcommands: [
-      Init.self, Add.self, Edit.self, Show.self, List.self, Search.self, Move.self, Delete.self, NotebookCommand.self,
+      Init.self, Add.self, Edit.self, Show.self, List.self, Search.self, Reindex.self, Move.self, Delete.self, NotebookCommand.self,
       TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Conflicts.self,
       InkCommand.self, MergeDriverCommand.self, Quickstart.self,
     ]
@@ -60,6 +60,11 @@ extension NB {
       var command = try parseAsRoot(hoistingGlobalOptions(arguments))
       try command.run()
     } catch let error as NoteStoreError {
+      // A query that cannot be understood is a usage error, like a bad option.
+      if case .badQuery = error {
+        FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+        Foundation.exit(ExitCode.validationFailure.rawValue)
+      }
       // Whatever the command, an unreachable remote has its own exit status, so a script or a scheduler can tell
       // "try again later" from a real failure.
       if case .offline = error {

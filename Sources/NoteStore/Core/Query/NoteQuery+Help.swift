@@ -1,0 +1,4 @@
+extension NoteQuery {
+  /// The query language, as `nb help search` prints it.
+  public static var languageHelp: String { "(the query language reference)" }
+}
