@@ -18,7 +18,8 @@ public struct NB: ParsableCommand {
       """,
     version: version,
     subcommands: [
-      Init.self, Add.self, Edit.self, Show.self, List.self, Search.self, Reindex.self, Move.self, Delete.self, NotebookCommand.self,
+      Init.self, Add.self, Edit.self, Show.self, List.self, Search.self, Reindex.self, Move.self, Delete.self,
+      NotebookCommand.self,
       TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Conflicts.self,
       InkCommand.self, MergeDriverCommand.self, Quickstart.self,
     ]

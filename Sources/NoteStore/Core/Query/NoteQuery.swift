@@ -32,8 +32,7 @@ public struct NoteQuery: Equatable, Hashable, Sendable {
   public var offset: Int
 
   /// A query; `text` uses the query language (see `nb help search`).
-  public init(_ text: String = "", sort: Sort = .relevance, reverse: Bool = false, limit: Int? = nil, offset: Int = 0)
-  {
+  public init(_ text: String = "", sort: Sort = .relevance, reverse: Bool = false, limit: Int? = nil, offset: Int = 0) {
     self.text = text
     self.sort = sort
     self.reverse = reverse
