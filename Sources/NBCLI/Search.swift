@@ -25,7 +25,12 @@ struct Search: ParsableCommand {
   func run() throws {
     let text = try queryText(words)
     guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
-      throw ValidationError("give a query, e.g. nb search 'roadmap tag:planning'; 'nb list' lists every note")
+      throw NoteStoreError.badQuery(
+        QueryError(
+          query: text, column: 1,
+          message:
+            "the query is empty; give words or filters, e.g. nb search 'roadmap tag:planning' ('nb list' lists every note)"
+        ))
     }
     let notes = try repository.open()
     if count {

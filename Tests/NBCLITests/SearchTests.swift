@@ -20,13 +20,14 @@ final class SearchTests: NBCLITestCase {
     XCTAssertEqual(try found("no such words anywhere"), [])
   }
 
-  func testTextOutputListsOneLinePerNoteAndNothingWhenNoMatch() throws {
+  func testTextOutputListsEachNoteWithItsSnippetAndNothingWhenNoMatch() throws {
     try makeRepository()
     try nbSucceeds("add", "Alpha", "--content", "needle here")
     try nbSucceeds("add", "Beta", "--content", "haystack")
     let lines = try nbSucceeds("search", "needle").stdout.split(separator: "\n")
-    XCTAssertEqual(lines.count, 1)
+    XCTAssertEqual(lines.count, 2, "the note, then its snippet: \(lines)")
     XCTAssertTrue(lines[0].contains("Alpha") && lines[0].contains("inbox/alpha.md"), String(lines[0]))
+    XCTAssertEqual(lines[1], "    needle here", "indented, uncoloured when not on a terminal")
     let none = try nbSucceeds("search", "absent")
     XCTAssertEqual(none.stdout, "")
   }
