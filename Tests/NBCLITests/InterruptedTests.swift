@@ -142,6 +142,7 @@ final class InterruptedTests: NBCLITestCase {
     let other = try GitCLI(workTree: otherRoot, home: home)
 
     var round = 0
+    var staleRemoteLocks = 0
     /// The other device: takes what the remote has, gives every note the next round's tag, pushes.
     func pushRound() throws -> String {
       try other.run("pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
@@ -152,6 +153,13 @@ final class InterruptedTests: NBCLITestCase {
           .write(to: otherRoot.appendingPathComponent("notes/n\(i).md"))
       }
       try other.run("commit", "-q", "-a", "-m", "round \(round)")
+      // A kill during nb's own push (libgit2 writes into a local remote in-process) can leave the remote's ref
+      // lock behind, as a killed `git push` would; that is the remote's state, not this test's subject.
+      let remoteLock = bare.appendingPathComponent("refs/heads/main.lock")
+      if FileManager.default.fileExists(atPath: remoteLock.path) {
+        staleRemoteLocks += 1
+        try FileManager.default.removeItem(at: remoteLock)
+      }
       try other.run("push", "-q", "origin", "main")
       return try other.revParse("HEAD")
     }
@@ -169,7 +177,9 @@ final class InterruptedTests: NBCLITestCase {
     // kill that came before it, earlier after one that came when it was done.
     var aim = duration * 0.8
     let deadline = Date().addingTimeInterval(30)
-    while Date() < deadline {
+    // On a loaded machine a sync takes longer and fewer kills fit: go on (up to a limit) until one landed inside.
+    let hardDeadline = Date().addingTimeInterval(120)
+    while Date() < deadline || (midCheckout == 0 && Date() < hardDeadline) {
       tries += 1
       let remoteTip = try pushRound()
       if Bool.random() {
@@ -211,7 +221,9 @@ final class InterruptedTests: NBCLITestCase {
       XCTAssertEqual(strays, "", "try \(tries): files left behind")
     }
     try git.fsck()
-    print("testKilledSyncCheckoutLeavesAllOrNothing: \(midCheckout) of \(tries) kills landed mid-checkout")
+    print(
+      "testKilledSyncCheckoutLeavesAllOrNothing: \(midCheckout) of \(tries) kills landed mid-checkout; "
+        + "\(staleRemoteLocks) left the remote's ref lock")
     XCTAssertGreaterThan(
       midCheckout, 0, "no kill landed inside a sync's checkout in \(tries) tries; the test proved little")
   }
