@@ -10,6 +10,7 @@ struct QueryDateParser {
   enum Point: Equatable {
     /// From `start` up to (not including) `next`, the start of the following day.
     case day(start: Date, next: Date)
+    /// An exact moment, from a date-time.
     case instant(Date)
   }
 
@@ -33,6 +34,7 @@ struct QueryDateParser {
     self.now = now
   }
 
+  /// The date forms, for error messages.
   static let forms =
     "YYYY-MM-DD, a date-time like 2026-01-01T10:00:00Z, today, yesterday, tomorrow, or -7d, -2w, -3m, -1y"
 

@@ -30,9 +30,9 @@ public enum QueryLanguage {
     tomorrow, or -7d, -2w, -3m, -1y (that many days, weeks, months or years
     ago).
 
-    Only two or more letters before a colon make a filter: http://x, 12:30
-    and C:\\notes are words. To search other text with a colon, or a word
-    like OR, quote it: "todo:", "OR".
+    Links, times and drive letters are words, not filters: http://x, 12:30,
+    C:\\notes. To search other text with a colon, or the word OR, quote it:
+    "todo:", "OR".
 
     Examples:
       nb search 'roadmap tag:planning -draft'

@@ -122,7 +122,7 @@ private struct Parser {
     // into `.not` when a term or `(` follows it directly; the guard keeps a slip there from trapping.
     guard let token = peek else {
       throw QueryError(
-        query: "", column: (tokens.last.map { $0.column + $0.length }) ?? 1,
+        query: "", column: tokens.last?.column ?? 1,
         message: "a search term is missing at the end")
     }
     index += 1
