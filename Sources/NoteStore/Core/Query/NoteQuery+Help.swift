@@ -1,4 +1,4 @@
 extension NoteQuery {
   /// The query language, as `nb help search` prints it.
-  public static var languageHelp: String { "(the query language reference)" }
+  public static var languageHelp: String { QueryLanguage.help }
 }
