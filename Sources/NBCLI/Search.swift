@@ -6,7 +6,7 @@ struct Search: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "search",
     abstract: "Find notes: ranked full-text search with filters (see 'nb help search').",
-    discussion: NoteQuery.languageHelp)
+    discussion: QueryLanguage.help)
 
   @Argument(
     parsing: .allUnrecognized,
