@@ -21,6 +21,14 @@ struct Options {
   var sync = false
   /// Measure ink parse + render of one dense page instead (in process; needs no nb binary).
   var ink = false
+  /// Measure search, listing and counting over a generated vault (or `corpus`) against rg and git grep instead.
+  var search = false
+  /// A directory of Markdown files (a real vault) for `--search`, copied into a fresh repository.
+  var corpus: String?
+  /// Seed of the generated `--search` vault.
+  var seed: UInt64 = 1
+  /// `--search` only makes its repositories (kept, under `--work`) and names their planted words; measures nothing.
+  var corpusOnly = false
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -36,11 +44,15 @@ struct Options {
       case "--xwmx": xwmx = iterator.next()
       case "--sync": sync = true
       case "--ink": ink = true
+      case "--search": search = true
+      case "--corpus": corpus = iterator.next()
+      case "--seed": seed = UInt64(iterator.next() ?? "") ?? seed
+      case "--corpus-only": corpusOnly = true
       default:
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync] [--ink]\n").utf8))
+              + " [--sync] [--ink] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
         exit(2)
       }
     }
@@ -54,7 +66,11 @@ struct Run {
 }
 
 /// Runs a process. The baseline commands get the working directory as `-C`: spawn has no portable chdir action.
-func spawn(_ arguments: [String], cwd: String, environment: [String: String] = [:]) -> Run {
+/// Standard output goes to `output` when given, else to /dev/null; standard error to `errors` when given.
+func spawn(
+  _ arguments: [String], cwd: String, environment: [String: String] = [:], output: String? = nil,
+  errors: String? = nil
+) -> Run {
   var arguments = arguments
   if arguments[0] == "git" { arguments.insert(contentsOf: ["-C", cwd], at: 1) }
   var env = ProcessInfo.processInfo.environment
@@ -70,7 +86,8 @@ func spawn(_ arguments: [String], cwd: String, environment: [String: String] = [
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  if let errors { posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
   var pid = pid_t()
   let start = DispatchTime.now().uptimeNanoseconds
   let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
@@ -86,8 +103,29 @@ func spawn(_ arguments: [String], cwd: String, environment: [String: String] = [
 
 /// Peak resident memory of one run of `arguments`, in KiB. wait4's figure for a child of this process would be
 /// wrong: Linux carries the parent's high-water mark into a vfork'ed child through exec, and this process holds a
-/// whole repository's index. A small python3 parent forks the command instead; nil when python3 is missing.
+/// whole repository's index. The same holds for any launcher: a fork'ed child starts from its parent's resident
+/// size, so the figure is at least the launcher's own. GNU time (/usr/bin/time, about 1 MiB) launches the command
+/// when it is installed, else a small python3 parent (about 10 MiB: rg's or git's figure is then python's). nil when
+/// neither is there or the command fails (exit 1, "nothing found" for grep-like commands, counts as success).
 func peakRSSKiB(_ arguments: [String]) -> Int? {
+  if FileManager.default.isExecutableFile(atPath: "/usr/bin/time") {
+    let report = FileManager.default.temporaryDirectory.appendingPathComponent("nb-bench-rss-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: report) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+    process.arguments = ["-o", report, "-f", "%M"] + arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    process.waitUntilExit()
+    // time exits with the command's status; its report's last line is the figure.
+    guard process.terminationStatus == 0 || process.terminationStatus == 1,
+      let text = try? String(contentsOfFile: report, encoding: .utf8),
+      let last = text.split(separator: "\n").last, let value = Int(last), value > 0
+    else { return nil }
+    return value
+  }
   let launcher = """
     import os, sys
     pid = os.fork()
@@ -96,7 +134,7 @@ func peakRSSKiB(_ arguments: [String]) -> Int? {
         os.dup2(fd, 0); os.dup2(fd, 1)
         os.execvp(sys.argv[1], sys.argv[1:])
     _, status, usage = os.wait4(pid, 0)
-    print(usage.ru_maxrss if status == 0 else -1)
+    print(usage.ru_maxrss if os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1) else -1)
     """
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -328,6 +366,8 @@ print(
     + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
 if options.sync {
   try syncBenchmark(options: options)
+} else if options.search {
+  try searchBenchmark(options: options)
 } else {
   for size in options.sizes {
     try benchmark(size: size, options: options)
