@@ -7,8 +7,10 @@ import GRDB
 /// Chinese and Japanese have no spaces, so `unicode61` makes a whole sentence one token and a word inside it could
 /// never match. A document's run `東京都庁` becomes `東京 京都 都庁 庁` (each bigram, then the run's last character
 /// alone, so a one-character prefix query finds a character at the end of a run). A query's run becomes its
-/// bigrams only (`東京都` → `東京 京都`), which FTS5 matches as a phrase, so a query of two or more characters finds
-/// text containing it; a one-character query stays one token, which the compiler turns into a prefix.
+/// bigrams (`東京都` → `東京 京都`), which FTS5 matches as a phrase, so a query of two or more characters finds
+/// text containing it (and `東京 京都`, two runs, does not match `東京都`); its last character follows only when
+/// more of the phrase does, as in the document. A one-character query stays one token, which the compiler turns
+/// into a prefix.
 final class IndexTokenizer: FTS5CustomTokenizer {
   static let name = "nb_text"
 
@@ -20,22 +22,45 @@ final class IndexTokenizer: FTS5CustomTokenizer {
 
   /// What the callback for `unicode61`'s tokens needs, passed through its context pointer (a C callback cannot
   /// capture).
-  private struct Context {
-    var context: UnsafeMutableRawPointer?
-    var callback: FTS5TokenCallback
-    var isQuery: Bool
+  private final class Context {
+    let context: UnsafeMutableRawPointer?
+    let callback: FTS5TokenCallback
+    let isQuery: Bool
+    /// In a query, a run's last character waits here: it is passed on only when another token follows, so a phrase
+    /// spanning two runs lines up with the document's positions, and a query ending in a run needs none.
+    var pending: (bytes: [UInt8], start: CInt, end: CInt, flags: CInt)?
+
+    init(context: UnsafeMutableRawPointer?, callback: FTS5TokenCallback, isQuery: Bool) {
+      self.context = context
+      self.callback = callback
+      self.isQuery = isQuery
+    }
+
+    func emit(_ token: UnsafePointer<CChar>, _ length: CInt, _ start: CInt, _ end: CInt, flags: CInt) -> CInt {
+      if let waiting = pending {
+        pending = nil
+        let rc = waiting.bytes.withUnsafeBufferPointer { buffer in
+          buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+            callback(context, waiting.flags, $0, CInt(buffer.count), waiting.start, waiting.end)
+          }
+        }
+        if rc != 0 { return rc }
+      }
+      return callback(context, flags, token, length, start, end)
+    }
   }
 
   func tokenize(
     context: UnsafeMutableRawPointer?, tokenization: FTS5Tokenization, pText: UnsafePointer<CChar>?, nText: CInt,
     tokenCallback: @escaping FTS5TokenCallback
   ) -> CInt {
-    var state = Context(context: context, callback: tokenCallback, isQuery: tokenization.contains(.query))
-    return withUnsafeMutablePointer(to: &state) { pointer in
-      base.tokenize(context: pointer, tokenization: tokenization, pText: pText, nText: nText) {
-        context, flags, token, length, start, end in
+    let state = Context(context: context, callback: tokenCallback, isQuery: tokenization.contains(.query))
+    return withExtendedLifetime(state) {
+      base.tokenize(
+        context: Unmanaged.passUnretained(state).toOpaque(), tokenization: tokenization, pText: pText, nText: nText
+      ) { context, flags, token, length, start, end in
         guard let context, let token else { return 0 }
-        let state = context.assumingMemoryBound(to: Context.self).pointee
+        let state = Unmanaged<Context>.fromOpaque(context).takeUnretainedValue()
         return IndexTokenizer.split(state, flags: flags, token: token, length: length, start: start, end: end)
       }
     }
@@ -53,7 +78,7 @@ final class IndexTokenizer: FTS5CustomTokenizer {
       hasWide = true
       break
     }
-    guard hasWide else { return state.callback(state.context, flags, token, length, start, end) }
+    guard hasWide else { return state.emit(token, length, start, end, flags: flags) }
 
     // The token's scalars with their byte offsets.
     var scalars: [(offset: Int, length: Int, cjk: Bool)] = []
@@ -70,17 +95,17 @@ final class IndexTokenizer: FTS5CustomTokenizer {
       case .emptyInput:
         break decoding
       case .error:
-        return state.callback(state.context, flags, token, length, start, end)
+        return state.emit(token, length, start, end, flags: flags)
       }
     }
-    guard scalars.contains(where: \.cjk) else { return state.callback(state.context, flags, token, length, start, end) }
+    guard scalars.contains(where: \.cjk) else { return state.emit(token, length, start, end, flags: flags) }
 
     // Offsets into the document are exact only when folding left the token's bytes as they were.
     let exact = Int(end - start) == count
     func emit(_ from: Int, _ to: Int) -> CInt {
       let pieceStart = exact ? start + CInt(from) : start
       let pieceEnd = exact ? start + CInt(to) : end
-      return state.callback(state.context, flags, token + from, CInt(to - from), pieceStart, pieceEnd)
+      return state.emit(token + from, CInt(to - from), pieceStart, pieceEnd, flags: flags)
     }
     var i = 0
     while i < scalars.count {
@@ -99,7 +124,13 @@ final class IndexTokenizer: FTS5CustomTokenizer {
           let rc = emit(scalars[k].offset, scalars[k + 1].offset + scalars[k + 1].length)
           if rc != 0 { return rc }
         }
-        if !state.isQuery {
+        if state.isQuery {
+          let last = scalars[j - 1].offset
+          state.pending = (
+            Array(UnsafeBufferPointer(start: bytes + last, count: runEnd - last)),
+            exact ? start + CInt(last) : start, exact ? start + CInt(runEnd) : end, flags
+          )
+        } else {
           let rc = emit(scalars[j - 1].offset, runEnd)
           if rc != 0 { return rc }
         }
