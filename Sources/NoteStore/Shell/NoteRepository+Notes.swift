@@ -108,7 +108,7 @@ extension NoteRepository {
   /// Notes whose title, tags or body contain the words of `text` (the query language: see ``NoteQuery``), matched
   /// case- and diacritic-insensitively by the index, in path order.
   public func search(_ text: String) throws -> [Note] {
-    try notes(matching: NoteQuery(text, sort: .path)).map(\.note)
+    try index.hits(try parsed(text), sort: .path, reverse: false, limit: nil, offset: 0, snippets: false).map(\.note)
   }
 
   // MARK: - Changes

@@ -128,9 +128,11 @@ extension NoteIndex {
     }
   }
 
-  /// The hits of a query tree, sorted and paged.
+  /// The hits of a query tree, sorted and paged; `snippets` false skips the costliest part for callers that only
+  /// want the notes.
   func hits(
-    _ expression: QueryExpression, sort: NoteQuery.Sort, reverse: Bool, limit: Int?, offset: Int
+    _ expression: QueryExpression, sort: NoteQuery.Sort, reverse: Bool, limit: Int?, offset: Int,
+    snippets: Bool = true
   ) throws -> [NoteHit] {
     let compiled = CompiledQuery(expression)
     var sql = "SELECT \(Self.noteColumns), \(compiled.rankMatch == nil ? "NULL" : "r.rank") FROM note n"
@@ -157,7 +159,7 @@ extension NoteIndex {
         hits.append(NoteHit(note: Self.note(from: row), score: rank.map { -$0 }, hasInk: (row[12] as Int64) != 0))
         rowids.append(row[0])
       }
-      if let rankMatch = compiled.rankMatch, !rowids.isEmpty {
+      if snippets, let rankMatch = compiled.rankMatch, !rowids.isEmpty {
         let snippets = try Self.snippets(db, match: rankMatch, rowids: rowids)
         for i in hits.indices { hits[i].snippet = snippets[rowids[i]] }
       }

@@ -153,7 +153,6 @@ final class NoteIndex {
   static func configuration(readonly: Bool) -> Configuration {
     var configuration = Configuration()
     configuration.readonly = readonly
-    configuration.journalMode = .wal
     // Long enough for another process's full build of a large repository; readers never wait (WAL).
     configuration.busyMode = .timeout(120)
     configuration.foreignKeysEnabled = false
@@ -301,6 +300,8 @@ final class NoteIndex {
     if let reason, announceBuild { notice("rebuilding the note index: \(reason)") }
     announceBuild = true
     let head = try currentHead()
+    // WAL is a property of the file: set once here, not on every open (which costs each command a round trip).
+    if !inMemory { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") } }
     try queue.inTransaction(.immediate) { db in
       if !force, try Self.state(db).usable { return .commit }
       try Self.createSchema(db)
@@ -527,9 +528,10 @@ final class NoteIndex {
     }
   }
 
-  /// Case- and diacritic-insensitive form, for sorting titles and comparing values.
+  /// The case-insensitive form titles sort by and values compare by. The standard library's, not Foundation's
+  /// `folding(options:locale:)`, whose first use loads locale data and costs a command milliseconds.
   static func fold(_ text: String) -> String {
-    text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    text.lowercased()
   }
 
   /// List items in one column, separated by U+001F (which no tag or alias holds).
