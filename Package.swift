@@ -13,6 +13,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
   ],
   targets: [
     // libgit2 from the system (Debian: libgit2-dev); GitKit is the only product module importing it.
@@ -34,6 +35,7 @@ let package = Package(
         "TextFormat",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Stencil", package: "Stencil"),
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
     .target(
@@ -53,7 +55,11 @@ let package = Package(
     .target(name: "NBTestSupport", dependencies: ["GitKit", "CLibGit2"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
-    .testTarget(name: "NoteStoreTests", dependencies: ["NoteStore", "InkKit", "TextFormat", "NBTestSupport"]),
+    .testTarget(
+      name: "NoteStoreTests",
+      dependencies: [
+        "NoteStore", "InkKit", "TextFormat", "NBTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     // Depends on NoteStore alone: compiles only while the public API holds no GitKit type.
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),

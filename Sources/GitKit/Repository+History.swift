@@ -106,6 +106,29 @@ extension Repository {
     return changes
   }
 
+  /// Every path whose entry differs between the trees of `old` and `new` (the empty tree when `old` is nil), as
+  /// the old and the new path of each change. No rename detection: a derived cache that re-reads both ends of a
+  /// move needs none, and skipping it keeps a diff of two distant commits proportional to the subtrees that differ.
+  public func changedPaths(from old: ObjectID?, to new: ObjectID) throws -> Set<String> {
+    let newTree = try commitTree(new)
+    defer { git_tree_free(newTree) }
+    var oldTree: OpaquePointer?
+    defer { git_tree_free(oldTree) }
+    if let old { oldTree = try commitTree(old) }
+    var options = git_diff_options()
+    try check("git_diff_options_init", git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
+    var diff: OpaquePointer?
+    try check("git_diff_tree_to_tree", git_diff_tree_to_tree(&diff, pointer, oldTree, newTree, &options))
+    defer { git_diff_free(diff) }
+    var paths = Set<String>()
+    for i in 0..<git_diff_num_deltas(diff) {
+      guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+      if let path = delta.old_file.path { paths.insert(String(cString: path)) }
+      if let path = delta.new_file.path { paths.insert(String(cString: path)) }
+    }
+    return paths
+  }
+
   /// The id of the blob at `path` in `commit`'s tree; nil when absent or not a blob (a directory or submodule).
   public func blobID(at path: String, in commit: ObjectID) throws -> ObjectID? {
     let tree = try commitTree(commit)

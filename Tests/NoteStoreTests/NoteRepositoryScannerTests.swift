@@ -4,7 +4,8 @@ import XCTest
 
 @testable import NoteStore
 
-/// The listing cache in `.git/nb/cache`: it must never answer with stale or different data.
+/// Listings come from the index in `.git/nb/index` (the scanner's cache in `.git/nb/cache` serves save and status):
+/// neither may ever answer with stale or different data.
 final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
   /// The cache's files: one per directory that holds notes.
   private var cacheFiles: [URL] {
@@ -15,6 +16,13 @@ final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
 
   private func corruptCache(with bytes: Data) throws {
     for file in cacheFiles { try bytes.write(to: file) }
+  }
+
+  private var indexFile: URL { url(".git/nb/index/notes.sqlite") }
+
+  private func corruptIndex(with bytes: Data) throws {
+    try bytes.write(to: indexFile)
+    for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: indexFile.path + suffix) }
   }
 
   /// Sets a file's mtime `secondsAgo` in the past, outside the scanner's "too recent to trust" window.
@@ -42,8 +50,7 @@ final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
     try age("inbox/other.md", secondsAgo: 100)
     XCTAssertEqual(try repository.allNotes().map(\.title), ["Alpha", "Other"])
     // The listing was remembered.
-    let cached = try cacheFiles.map { try String(contentsOf: $0, encoding: .utf8) }.joined()
-    XCTAssertTrue(cached.contains("\tinbox\n") && cached.contains("\nalpha.md\t"), cached)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: indexFile.path))
 
     let sizeBefore = try readData("inbox/alpha.md").count
     let inodeBefore = try inode("inbox/alpha.md")
@@ -77,17 +84,24 @@ final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
     XCTAssertEqual(odd.tags, ["x\\y", "z"])
     XCTAssertEqual(odd.aliases, ["Also Known"])
     XCTAssertNotNil(first.first { $0.path == "inbox/broken.md" }?.warning)
+    // The scanner behind save and status fills its cache.
+    let saved = first
+    XCTAssertEqual(repository.scanner.notes(in: "", recursive: true), first)
     XCTAssertEqual(cacheFiles.count, 3, "one cache file per directory holding notes: root, inbox, deep/er")
 
-    // Served from the cache by a new instance.
-    XCTAssertEqual(try openAnother().allNotes(), first)
+    // Served from the index by a new instance.
+    XCTAssertEqual(try openAnother().allNotes(), saved)
     try FileManager.default.removeItem(at: url(".git/nb/cache"))
-    XCTAssertEqual(try openAnother().allNotes(), first)
-    XCTAssertEqual(try openAnother().allNotes(), first)
+    try FileManager.default.removeItem(at: url(".git/nb/index"))
+    XCTAssertEqual(try openAnother().allNotes(), saved)
+    XCTAssertEqual(try openAnother().allNotes(), saved)
     try corruptCache(with: Data("nb-notes-cache 2\tinbox\ngarbage\tline\n\u{0}\u{1}".utf8))
-    XCTAssertEqual(try openAnother().allNotes(), first)
+    try corruptIndex(with: Data("SQLite format 3\u{0}garbage\tline\n\u{0}\u{1}".utf8))
+    XCTAssertEqual(try openAnother().allNotes(), saved)
+    XCTAssertNoThrow(try openAnother().status())
     try corruptCache(with: Data([0xFF, 0xFE, 0x00]))
-    XCTAssertEqual(try openAnother().allNotes(), first)
+    try corruptIndex(with: Data([0xFF, 0xFE, 0x00]))
+    XCTAssertEqual(try openAnother().allNotes(), saved)
     // The cache is device-local: never committed, never shown as a change.
     XCTAssertEqual(try git.statusPorcelain().contains(".git"), false)
   }

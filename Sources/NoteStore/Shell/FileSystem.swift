@@ -29,6 +29,8 @@ enum FileSystem {
     var isDirectory: Bool
     var isRegular: Bool
     var isSymlink: Bool
+    /// The inode's change time (ctime): moves on a rename or a chmod that leaves mtime alone.
+    var changedNanoseconds: Int64 = 0
   }
 
   /// Entries of a directory, without `.` and `..`; empty when it cannot be read.
@@ -69,12 +71,14 @@ enum FileSystem {
     let kind = s.st_mode & S_IFMT
     #if canImport(Darwin)
       let nanos = Int64(s.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(s.st_mtimespec.tv_nsec)
+      let changed = Int64(s.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(s.st_ctimespec.tv_nsec)
     #else
       let nanos = Int64(s.st_mtim.tv_sec) * 1_000_000_000 + Int64(s.st_mtim.tv_nsec)
+      let changed = Int64(s.st_ctim.tv_sec) * 1_000_000_000 + Int64(s.st_ctim.tv_nsec)
     #endif
     return Info(
       size: Int64(s.st_size), modifiedNanoseconds: nanos, inode: UInt64(s.st_ino), isDirectory: kind == S_IFDIR,
-      isRegular: kind == S_IFREG, isSymlink: kind == S_IFLNK)
+      isRegular: kind == S_IFREG, isSymlink: kind == S_IFLNK, changedNanoseconds: changed)
   }
 
   static func exists(_ path: String) -> Bool { lstatInfo(path) != nil }

@@ -52,20 +52,22 @@ public struct NoteChange: Sendable {
 extension NoteRepository {
   // MARK: - Queries
 
-  /// Every note in the repository, in path order.
+  /// Every note in the repository, in path order (from the index, brought up to date first).
   public func allNotes() throws -> [Note] {
-    scanner.notes(in: "", recursive: true)
+    try index.notes(where: "1")
   }
 
   /// The notes of one notebook (`""` = the root); with `recursive`, of its children too.
   public func notes(inNotebook notebook: String, recursive: Bool = false) throws -> [Note] {
     let path = try existingNotebookPath(notebook)
-    return scanner.notes(in: path, recursive: recursive)
+    guard recursive else { return try index.notes(where: "n.dir = ?", [path]) }
+    let notebook = CompiledQuery(.filter(.notebook(path)))
+    return try index.notes(where: notebook.condition, notebook.arguments)
   }
 
-  /// The note with this id, if any.
+  /// The note with this id, if any (the first in path order should two notes share it).
   public func note(id: String) throws -> Note? {
-    try allNotes().first { $0.id?.lowercased() == id.lowercased() }
+    try index.notes(where: "n.note_id_folded = ?", [id.lowercased()]).first
   }
 
   /// Resolves a NOTE argument: a path (with or without `.md`), an id or id prefix (≥ 4 characters), or a title or
@@ -103,17 +105,10 @@ extension NoteRepository {
     }
   }
 
-  /// Notes whose title, tags or body contain `text` (case-insensitive), in path order.
+  /// Notes whose title, tags or body contain the words of `text` (the query language: see ``NoteQuery``), matched
+  /// case- and diacritic-insensitively by the index, in path order.
   public func search(_ text: String) throws -> [Note] {
-    let needle = text.lowercased()
-    guard !needle.isEmpty else { return try allNotes() }
-    return try allNotes().filter { note in
-      if note.title.lowercased().contains(needle) { return true }
-      if note.tags.contains(where: { $0.lowercased().contains(needle) }) { return true }
-      guard let data = try? FileSystem.read(absolute(note.path)), let body = String(data: data, encoding: .utf8)
-      else { return false }
-      return body.range(of: text, options: [.caseInsensitive]) != nil
-    }
+    try index.hits(try parsed(text), sort: .path, reverse: false, limit: nil, offset: 0, snippets: false).map(\.note)
   }
 
   // MARK: - Changes

@@ -72,29 +72,47 @@ extension NoteRepository {
   /// The notes `query` matches, sorted and paged as it asks, answered from the index (brought up to date first).
   /// - Throws: ``NoteStoreError/badQuery(_:)`` for a query that cannot be understood.
   public func notes(matching query: NoteQuery) throws -> [NoteHit] {
-    // STUB until the index lands: a scan.
-    _ = try QueryParser.parse(query.text, now: Date(), timeZone: .current)
-    return try allNotes().map { NoteHit(note: $0) }
+    try notes(
+      matching: try parsed(query.text), sort: query.sort, reverse: query.reverse, limit: query.limit,
+      offset: query.offset)
+  }
+
+  /// The notes a query tree matches: what ``notes(matching:)-…`` runs once the text is parsed.
+  func notes(
+    matching expression: QueryExpression, sort: NoteQuery.Sort = .relevance, reverse: Bool = false,
+    limit: Int? = nil, offset: Int = 0
+  ) throws -> [NoteHit] {
+    try index.hits(expression, sort: sort, reverse: reverse, limit: limit, offset: offset)
   }
 
   /// How many notes `query` matches (its sort and page are ignored).
   public func count(matching query: NoteQuery) throws -> Int {
-    try notes(matching: NoteQuery(query.text)).count
+    try index.count(try parsed(query.text))
   }
 
   /// Every tag with the number of notes carrying it, most used first, then by name.
   public func tagCounts() throws -> [TagCount] {
-    try tags()
+    try index.tagCounts()
   }
 
-  /// Every notebook that holds notes (and the root, `""`, when notes sit there), in path order.
+  /// Every notebook that holds notes, directly or below it (and the root, `""`, when notes sit there), in path
+  /// order.
   public func notebookCounts() throws -> [NotebookCount] {
-    []
+    try index.notebookCounts()
   }
 
   /// Rebuilds the index from the work tree; never needed for correctness.
   @discardableResult
   public func reindex() throws -> IndexReport {
-    IndexReport(notes: 0, bytes: 0, seconds: 0)
+    try index.rebuild()
+  }
+
+  /// The query language's text as a tree; relative dates count from ``clock`` in ``timeZone``.
+  func parsed(_ text: String) throws -> QueryExpression {
+    do {
+      return try QueryParser.parse(text, now: clock(), timeZone: timeZone)
+    } catch let error as QueryError {
+      throw NoteStoreError.badQuery(error)
+    }
   }
 }

@@ -4,18 +4,12 @@ import TextFormat
 extension NoteRepository {
   /// Every tag in the repository with the number of notes carrying it, most used first, then by name.
   public func tags() throws -> [TagCount] {
-    var counts: [String: Int] = [:]
-    for note in try allNotes() {
-      for tag in note.tags { counts[tag, default: 0] += 1 }
-    }
-    return counts.map { TagCount(tag: $0.key, count: $0.value) }
-      .sorted { $0.count != $1.count ? $0.count > $1.count : $0.tag < $1.tag }
+    try tagCounts()
   }
 
-  /// Notes carrying `tag` (compared case-insensitively, `#` ignored).
+  /// Notes carrying `tag` (compared case-insensitively, `#` ignored), in path order.
   public func notes(taggedWith tag: String) throws -> [Note] {
-    let wanted = Self.tagKey(tag)
-    return try allNotes().filter { $0.tags.contains { Self.tagKey($0) == wanted } }
+    try index.notes(where: "n.rowid IN (SELECT note FROM tag WHERE folded = ?)", [Self.tagKey(tag)])
   }
 
   /// Adds a tag to a note (a tag exists as soon as one note carries it). No commit when the note already has it.

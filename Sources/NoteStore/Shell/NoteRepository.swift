@@ -40,6 +40,8 @@ public final class NoteRepository {
   let gitDirectory: URL
   let scanner: NoteScanner
   let realRoot: String
+  /// The search index, opened on first use.
+  private(set) lazy var index = NoteIndex(repository: self)
   private var openedGit: NoteHistory?
   private var heldLock: RepositoryLock?
 
@@ -275,8 +277,11 @@ public final class NoteRepository {
       if !tx.paths.isEmpty {
         // Past this record a crash is settled by looking at HEAD: moved means the commit landed.
         try tx.journal?.append([(JournalRecord(kind: .commit, subject: tx.subject, paths: tx.paths), nil)])
+        let before = try git.headID()
         try git.commit(
           paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs, device: device), date: clock())
+        // Part of the same operation, so the next search sees this change without walking the work tree for it.
+        index.recordCommit(paths: tx.paths, from: before, to: try git.headID())
       }
       tx.journal?.finish()
       return result

@@ -157,7 +157,7 @@ final class NoteScanner {
   }
 
   /// A front matter block still open at the end of the head means the head alone cannot be parsed.
-  private static func needsWholeFile(head: Data) -> Bool {
+  static func needsWholeFile(head: Data) -> Bool {
     var bytes = head[...]
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
     guard bytes.starts(with: Array("---".utf8)) else { return false }

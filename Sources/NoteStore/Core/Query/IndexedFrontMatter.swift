@@ -1,0 +1,71 @@
+import Foundation
+import Yams
+
+/// One front matter value the index keeps beside the fields `Note` has: a key nb gives no meaning (`due`,
+/// `priority`, `status`, ...), with the value read every way a later filter may compare it.
+struct FrontMatterField: Equatable, Sendable {
+  /// The key as written.
+  var key: String
+  /// The scalar's text (one field per item of a list).
+  var text: String
+  /// The value as a number, when it is one.
+  var number: Double?
+  /// The value as an instant, when it is an RFC 3339 date or date-time.
+  var instant: Date?
+
+  init(key: String, text: String) {
+    self.key = key
+    self.text = text
+    self.number = Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
+    self.instant = Timestamp(rfc3339: text.trimmingCharacters(in: .whitespaces))?.date
+  }
+}
+
+extension FrontMatter {
+  /// The keys `NoteMetadata` already reads: the index stores them as columns, not as fields.
+  static let knownKeys: Set<String> = Set(
+    ["id", "title", "conflict_of"] + NoteMetadata.createdKeys + NoteMetadata.updatedKeys + NoteMetadata.tagKeys
+      + NoteMetadata.aliasKeys)
+
+  /// What ``read(_:)`` reads, plus every other top-level key's scalar values (list items one by one; nested
+  /// mappings are skipped), parsing the block once.
+  static func readIndexed(_ text: String) throws -> (metadata: NoteMetadata, fields: [FrontMatterField]) {
+    var metadata = NoteMetadata()
+    var fields: [FrontMatterField] = []
+    let bodyStart: Int
+    switch FMLayout.scan(text) {
+    case .unterminated:
+      throw FrontMatterError.unterminated(line: 1)
+    case .none(let bomLength):
+      bodyStart = bomLength
+    case .block(let block):
+      let parsed = try FMParsed.parse(block)
+      metadata = Self.metadata(from: parsed)
+      metadata.hasFrontMatter = true
+      bodyStart = block.bodyStart
+      var seen = Set<String>()
+      for entry in parsed.entries {
+        guard let key = entry.key, !knownKeys.contains(key), seen.insert(key).inserted else { continue }
+        switch entry.value {
+        case .scalar:
+          if let value = fieldText(entry.value) { fields.append(FrontMatterField(key: key, text: value)) }
+        case .sequence(let items):
+          for item in items {
+            if let value = fieldText(item) { fields.append(FrontMatterField(key: key, text: value)) }
+          }
+        default:
+          continue
+        }
+      }
+    }
+    metadata.firstHeading = withContiguousUTF8(text) { MarkdownHeading.firstLevelOne(in: $0, from: bodyStart) }
+    return (metadata, fields)
+  }
+
+  /// A scalar's text; nil for null and for collections.
+  private static func fieldText(_ node: Node) -> String? {
+    guard case .scalar(let scalar) = node else { return nil }
+    if scalar.style == .plain || scalar.style == .any, node.tag == Tag(.null) { return nil }
+    return scalar.string
+  }
+}

@@ -1,0 +1,543 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The search index: an SQLite database (FTS5 through GRDB) of every note's metadata and text, derived from the
+/// work tree and git, at `.git/nb/index/notes.sqlite` (device-local, never committed).
+///
+/// Nothing in it is needed for correctness: deleted, truncated or overwritten, it is rebuilt by the next command,
+/// which says so through ``NoteRepository/notice``. It is kept fresh three ways:
+/// - nb's own commits update the rows of the paths they commit, in the same operation (``recordCommit``);
+/// - commits made by other tools (git, a sync, a reset, a branch switch) are found by diffing the tree of the commit
+///   the index reflects against HEAD's, so only the notes that changed are read again;
+/// - uncommitted edits are found by a walk of the work tree that compares each `.md` file's stat data (size,
+///   mtime, ctime, inode) with what the index recorded. A file modified within two seconds of being read is
+///   "racy" (a second write in the same clock tick would not move its mtime) and is read again next time.
+///
+/// Readers never wait for a writer (WAL); refreshes are `BEGIN IMMEDIATE` transactions that make the rows of the
+/// paths they touch match the disk at that moment, so two processes refreshing at once agree. A full build is one
+/// transaction: killed, it leaves the previous state (or none) and the `complete` marker unset, and the next
+/// command builds again. When the index cannot be written (a read-only repository, a full disk) queries are
+/// answered from the existing index with the notice "the index may be stale: …"; when there is none to answer
+/// from, from one built in memory.
+final class NoteIndex {
+  /// Bumped whenever the schema or what is stored changes: an index of another version is rebuilt.
+  static let schemaVersion = 1
+  static let fileName = "notes.sqlite"
+  /// Stat data this close to the time of reading cannot be trusted to change on the next write.
+  static let racyNanoseconds: Int64 = 2_000_000_000
+
+  /// `.git/nb/index`.
+  let directory: String
+  /// The database file.
+  var path: String { directory + "/" + Self.fileName }
+
+  private unowned let repository: NoteRepository
+  private var queue: DatabaseQueue?
+  private var inMemory = false
+  /// Whether a (re)build should tell the user: quiet the very first time, when there was never an index.
+  private var announceBuild = true
+
+  init(repository: NoteRepository) {
+    self.repository = repository
+    self.directory = repository.gitDirectory.appendingPathComponent("nb/index").path
+  }
+
+  private var root: String { repository.root.path }
+
+  private func notice(_ message: String) { repository.notice?(message) }
+
+  // MARK: - Reading
+
+  /// Runs `body` on an index brought up to date with the work tree and HEAD.
+  func read<T>(_ body: (Database) throws -> T) throws -> T {
+    for attempt in 0..<2 {
+      do {
+        return try ready().read(body)
+      } catch let error as DatabaseError where Self.isDamage(error) && attempt == 0 && !inMemory {
+        notice("the note index \(path) is damaged (\(Self.describe(error))); rebuilding it")
+        discard()
+      }
+    }
+    return try useMemory(reason: "it stays damaged after a rebuild").read(body)
+  }
+
+  /// Rebuilds the index from scratch and reports what it holds.
+  func rebuild() throws -> IndexReport {
+    let start = Date()
+    do {
+      let queue = try opened()
+      try build(queue, reason: nil, force: true)
+    } catch let error as DatabaseError where Self.isDamage(error) && !inMemory {
+      discard()
+      try build(try opened(), reason: nil, force: true)
+    }
+    let notes = try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") ?? 0 }
+    let bytes = ["", "-wal", "-shm"].reduce(Int64(0)) { $0 + (FileSystem.lstatInfo(path + $1)?.size ?? 0) }
+    return IndexReport(notes: notes, bytes: inMemory ? 0 : bytes, seconds: Date().timeIntervalSince(start))
+  }
+
+  /// The open connection, built and refreshed.
+  private func ready() throws -> DatabaseQueue {
+    let queue = try opened()
+    do {
+      try update(queue)
+    } catch let error as DatabaseError where Self.isDamage(error) {
+      throw error
+    } catch {
+      if inMemory { throw error }
+      if (try? queue.read(Self.state).usable) == true {
+        notice("the index may be stale: \(Self.describe(error))")
+        return queue
+      }
+      return try useMemory(reason: Self.describe(error))
+    }
+    return queue
+  }
+
+  /// Opens the database file, creating it (and its directory) when missing; a read-only connection when it cannot
+  /// be written, an in-memory index when it cannot be opened at all.
+  private func opened() throws -> DatabaseQueue {
+    if let queue { return queue }
+    if !FileSystem.exists(directory) { announceBuild = false }
+    if let problem = Self.headerDamage(path) {
+      notice("the note index \(path) is damaged (\(problem)); rebuilding it")
+      announceBuild = false
+      removeFiles()
+    }
+    do {
+      try FileSystem.makeDirectory(directory)
+      let queue = try DatabaseQueue(path: path, configuration: Self.configuration(readonly: false))
+      self.queue = queue
+      return queue
+    } catch let error as DatabaseError where Self.isDamage(error) {
+      throw error
+    } catch {
+      if FileSystem.exists(path),
+        let queue = try? DatabaseQueue(path: path, configuration: Self.configuration(readonly: true))
+      {
+        self.queue = queue
+        return queue
+      }
+      return try useMemory(reason: Self.describe(error))
+    }
+  }
+
+  /// Switches this process to an index built in memory: always right, slower to build.
+  private func useMemory(reason: String) throws -> DatabaseQueue {
+    notice("the note index cannot be used (\(reason)); reading every note instead")
+    queue = nil
+    inMemory = true
+    let queue = try DatabaseQueue(configuration: Self.configuration(readonly: false))
+    self.queue = queue
+    try build(queue, reason: nil, force: true)
+    return queue
+  }
+
+  /// Closes the connection and deletes the files (a damaged index).
+  private func discard() {
+    queue = nil
+    announceBuild = false
+    removeFiles()
+  }
+
+  private func removeFiles() {
+    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileSystem.remove(path + suffix) }
+  }
+
+  static func configuration(readonly: Bool) -> Configuration {
+    var configuration = Configuration()
+    configuration.readonly = readonly
+    // Long enough for another process's full build of a large repository; readers never wait (WAL).
+    configuration.busyMode = .timeout(120)
+    configuration.foreignKeysEnabled = false
+    configuration.prepareDatabase { db in
+      db.add(tokenizer: IndexTokenizer.self)
+      // WAL with NORMAL survives a process kill; a power cut may lose the last commits, which the next refresh
+      // finds again.
+      if !readonly { try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864") }
+    }
+    return configuration
+  }
+
+  /// A file that cannot hold the database its header describes (cut short), described; nil when it looks whole.
+  /// SQLite would only notice when a query reaches a missing page, possibly after returning partial results.
+  static func headerDamage(_ path: String) -> String? {
+    guard let info = FileSystem.lstatInfo(path), info.size > 0 else { return nil }
+    guard info.size >= 100, let header = try? FileSystem.read(path, limit: 100) else { return "it is cut short" }
+    let bytes = [UInt8](header)
+    guard bytes.starts(with: Array("SQLite format 3\0".utf8)) else { return "it is not an SQLite database" }
+    func uint32(_ at: Int) -> Int64 { bytes[at..<(at + 4)].reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+    var pageSize = Int64(bytes[16]) << 8 | Int64(bytes[17])
+    if pageSize == 1 { pageSize = 65536 }
+    // The page count is valid when the change counter matches the version-valid-for number.
+    guard uint32(24) == uint32(92) else { return nil }
+    return info.size < uint32(28) * pageSize ? "it is cut short" : nil
+  }
+
+  static func isDamage(_ error: DatabaseError) -> Bool {
+    error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+  }
+
+  static func describe(_ error: Error) -> String {
+    if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+    return "\(error)"
+  }
+
+  // MARK: - Schema
+
+  /// Whether the index can answer (right version, a completed build) and the commit it reflects.
+  static func state(_ db: Database) throws -> (usable: Bool, head: String?, problem: String) {
+    let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+    if tables == 0 { return (false, nil, "the index is missing") }
+    let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+    guard version == schemaVersion, try db.tableExists("meta") else {
+      return (false, nil, "the index was made by another version of nb")
+    }
+    guard try meta(db, "complete") == "1" else { return (false, nil, "the last build of the index did not finish") }
+    let head = try meta(db, "head")
+    return (true, head?.isEmpty == false ? head : nil, "")
+  }
+
+  static func meta(_ db: Database, _ key: String) throws -> String? {
+    try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
+  }
+
+  static func setMeta(_ db: Database, _ key: String, _ value: String?) throws {
+    try db.execute(
+      sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [key, value ?? ""])
+  }
+
+  /// Drops whatever is there (an older schema, a half build) and creates the current schema, empty.
+  ///
+  /// - `note`: one row per note file: where it is, its stat data (for the walk), what `Note` holds, dates as
+  ///   seconds since 1970 (sortable) plus the written UTC offset, folded copies for case-insensitive filters.
+  /// - `tag`: one row per (note, tag), for tag filters and counts.
+  /// - `field`: one row per value of every other front matter key, typed (text, number, instant), for filters on
+  ///   keys nb gives no meaning (`due`, `priority`, `status`).
+  /// - `fts`: FTS5 over title, tags and body (the first ``IndexedDocument/bodyLimit`` bytes), rowid = note rowid,
+  ///   tokenized by ``IndexTokenizer``; it keeps its text for `snippet()`.
+  /// - `meta`: `complete` (`1` once a build finished) and `head` (the commit the rows reflect).
+  static func createSchema(_ db: Database) throws {
+    // Virtual tables first: dropping one drops its shadow tables, which must not go before it.
+    let tables = try String.fetchAll(
+      db,
+      sql: """
+        SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+        ORDER BY sql LIKE 'CREATE VIRTUAL%' DESC
+        """)
+    for table in tables {
+      try db.execute(sql: "DROP TABLE IF EXISTS \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\"")
+    }
+    for view in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'view'") {
+      try db.execute(sql: "DROP VIEW IF EXISTS \"\(view.replacingOccurrences(of: "\"", with: "\"\""))\"")
+    }
+    try db.execute(
+      sql: """
+        CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE note(
+          rowid INTEGER PRIMARY KEY,
+          path TEXT NOT NULL UNIQUE,
+          dir TEXT NOT NULL,
+          name TEXT NOT NULL,
+          path_folded TEXT NOT NULL,
+          note_id TEXT,
+          note_id_folded TEXT,
+          title TEXT NOT NULL,
+          title_folded TEXT NOT NULL,
+          created REAL,
+          created_offset INTEGER,
+          updated REAL,
+          updated_offset INTEGER,
+          tags TEXT NOT NULL,
+          aliases TEXT NOT NULL,
+          conflict_of TEXT,
+          warning TEXT,
+          has_ink INTEGER NOT NULL,
+          size INTEGER NOT NULL,
+          mtime INTEGER NOT NULL,
+          ctime INTEGER NOT NULL,
+          inode INTEGER NOT NULL,
+          racy INTEGER NOT NULL
+        );
+        CREATE INDEX note_dir ON note(dir, name);
+        CREATE INDEX note_id ON note(note_id_folded);
+        CREATE INDEX note_created ON note(created);
+        CREATE INDEX note_updated ON note(updated);
+        CREATE TABLE tag(
+          note INTEGER NOT NULL,
+          tag TEXT NOT NULL,
+          folded TEXT NOT NULL,
+          PRIMARY KEY(folded, note)
+        ) WITHOUT ROWID;
+        CREATE INDEX tag_note ON tag(note);
+        CREATE TABLE field(
+          note INTEGER NOT NULL,
+          key TEXT NOT NULL,
+          text TEXT NOT NULL,
+          folded TEXT NOT NULL,
+          number REAL,
+          instant REAL
+        );
+        CREATE INDEX field_note ON field(note);
+        CREATE INDEX field_text ON field(key, folded);
+        CREATE INDEX field_number ON field(key, number);
+        CREATE INDEX field_instant ON field(key, instant);
+        CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, tokenize = '\(IndexTokenizer.name)');
+        """)
+    try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
+  }
+
+  // MARK: - Building and refreshing
+
+  /// Builds the whole index in one transaction, unless another process finished one while this one waited.
+  private func build(_ queue: DatabaseQueue, reason: String?, force: Bool) throws {
+    if let reason, announceBuild { notice("rebuilding the note index: \(reason)") }
+    announceBuild = true
+    let head = try currentHead()
+    // WAL is a property of the file: set once here, not on every open (which costs each command a round trip).
+    if !inMemory { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") } }
+    try queue.inTransaction(.immediate) { db in
+      if !force, try Self.state(db).usable { return .commit }
+      try Self.createSchema(db)
+      var paths: [String] = []
+      Self.walk(root: root) { directory, files, _ in
+        for file in files { paths.append(RepoPaths.join(directory, file.name)) }
+      }
+      let report = paths.count >= 200 ? repository.progress : nil
+      let now = Self.nowNanoseconds()
+      for (done, path) in paths.enumerated() {
+        if done % 100 == 0 { report?("Indexing notes", done, paths.count) }
+        try Self.sync(db, root: root, path: path, now: now)
+      }
+      report?("Indexing notes", paths.count, paths.count)
+      try Self.setMeta(db, "head", head)
+      try Self.setMeta(db, "complete", "1")
+      return .commit
+    }
+  }
+
+  /// Builds the index when it cannot answer, else brings it up to date with HEAD and the work tree.
+  private func update(_ queue: DatabaseQueue) throws {
+    let state = try queue.read(Self.state)
+    guard state.usable else { return try build(queue, reason: state.problem, force: false) }
+    let head = try currentHead()
+    var forced = Set<String>()
+    if state.head != head, let head {
+      let git = try repository.git
+      if let recorded = state.head, !git.hasCommit(recorded) {
+        announceBuild = true
+        return try build(
+          queue, reason: "the commit it reflects (\(recorded.prefix(12))) no longer exists", force: true)
+      }
+      forced = try git.changedPaths(from: state.head, to: head)
+    }
+    let stale = try queue.read { db in try Self.stalePaths(db, root: root, forced: forced) }
+    guard !stale.isEmpty || state.head != head else { return }
+    try queue.inTransaction(.immediate) { db in
+      let report = stale.count >= 200 ? repository.progress : nil
+      let now = Self.nowNanoseconds()
+      for (done, path) in stale.enumerated() {
+        if done % 100 == 0 { report?("Indexing notes", done, stale.count) }
+        try Self.sync(db, root: root, path: path, now: now)
+      }
+      report?("Indexing notes", stale.count, stale.count)
+      try Self.setMeta(db, "head", head)
+      return .commit
+    }
+  }
+
+  /// HEAD's commit, read from the files under `.git` when possible (no libgit2 start-up on a read).
+  private func currentHead() throws -> String? {
+    if let head = NoteHistory.headIDFromFiles(gitDirectory: repository.gitDirectory) { return head }
+    return try repository.git.headID()
+  }
+
+  /// Updates the rows of the note files a commit nb just made touched (ink sidecars update their note's row), and
+  /// moves the recorded commit along when the index reflected the commit before it. Quietly does nothing when the
+  /// index is missing, unusable or busy: it is derived data, and the next read repairs it.
+  func recordCommit(paths: [String], from old: String?, to new: String?) {
+    let notePaths = Set(paths.compactMap(Self.notePath(for:)))
+    guard FileSystem.exists(path) else { return }
+    do {
+      let queue: DatabaseQueue
+      if let existing = self.queue {
+        queue = existing
+      } else {
+        var configuration = Self.configuration(readonly: false)
+        // Another process mid-build holds the write lock for long: skip rather than slow the command down.
+        configuration.busyMode = .timeout(0.5)
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+      }
+      try queue.inTransaction(.immediate) { db in
+        let state = try Self.state(db)
+        guard state.usable else { return .rollback }
+        let now = Self.nowNanoseconds()
+        for path in notePaths.sorted() { try Self.sync(db, root: root, path: path, now: now) }
+        if state.head == old { try Self.setMeta(db, "head", new) }
+        return .commit
+      }
+    } catch {
+      return
+    }
+  }
+
+  /// The note a committed path belongs to: itself for a note, the note beside it for an ink sidecar; nil for
+  /// anything else (settings, attachments, files in dot-directories).
+  static func notePath(for path: String) -> String? {
+    guard !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return nil }
+    if path.hasSuffix(".md") { return path }
+    if path.hasSuffix(RepoPaths.inkSuffix) { return String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md" }
+    return nil
+  }
+
+  static func nowNanoseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+  }
+
+  /// Walks the work tree as ``NoteScanner`` does: `*.md` regular files in every directory but dot-directories,
+  /// dot-files skipped; `visit` gets each directory's notes with their stat data and its ink sidecars' stems.
+  static func walk(
+    root: String,
+    _ visit: (_ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>)
+      throws -> Void
+  ) rethrows {
+    var pending = [""]
+    while let directory = pending.popLast() {
+      let full = directory.isEmpty ? root : root + "/" + directory
+      var files: [(name: String, info: FileSystem.Info)] = []
+      var ink = Set<String>()
+      for entry in FileSystem.entries(of: full) where !entry.name.hasPrefix(".") {
+        if entry.isDirectory {
+          pending.append(RepoPaths.join(directory, entry.name))
+        } else if entry.isRegular {
+          if entry.name.hasSuffix(".md") {
+            if let info = FileSystem.lstatInfo(full + "/" + entry.name) { files.append((entry.name, info)) }
+          } else if entry.name.hasSuffix(RepoPaths.inkSuffix) {
+            ink.insert(String(entry.name.dropLast(RepoPaths.inkSuffix.count)))
+          }
+        }
+      }
+      try visit(directory, files, ink)
+    }
+  }
+
+  /// The paths whose rows may not match the disk: files whose stat data or ink differ from the row, racy rows,
+  /// `forced` paths (changed between two commits), new files, and rows whose file is gone.
+  static func stalePaths(_ db: Database, root: String, forced: Set<String>) throws -> [String] {
+    var stale: [String] = []
+    var indexedDirectories = Set(try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM note"))
+    let rowsOfDirectory = try db.cachedStatement(
+      sql: "SELECT name, size, mtime, ctime, inode, racy, has_ink FROM note WHERE dir = ?")
+    try walk(root: root) { directory, files, ink in
+      var rows: [String: StatRow] = [:]
+      if indexedDirectories.remove(directory) != nil {
+        let cursor = try Row.fetchCursor(rowsOfDirectory, arguments: [directory])
+        while let row = try cursor.next() {
+          rows[row[0]] = StatRow(
+            size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5] != 0, hasInk: row[6] != 0)
+        }
+      }
+      for (name, info) in files {
+        let path = RepoPaths.join(directory, name)
+        if let row = rows.removeValue(forKey: name), !forced.contains(path),
+          row == StatRow(info, hasInk: ink.contains(String(name.dropLast(3))))
+        {
+          continue
+        }
+        stale.append(path)
+      }
+      for name in rows.keys { stale.append(RepoPaths.join(directory, name)) }
+    }
+    for directory in indexedDirectories {
+      stale += try String.fetchAll(db, sql: "SELECT path FROM note WHERE dir = ?", arguments: [directory])
+    }
+    return stale
+  }
+
+  /// What the walk compares: a row that is not racy and equals the file's is up to date.
+  private struct StatRow: Equatable {
+    var size: Int64
+    var mtime: Int64
+    var ctime: Int64
+    var inode: Int64
+    var racy: Bool
+    var hasInk: Bool
+
+    init(size: Int64, mtime: Int64, ctime: Int64, inode: Int64, racy: Bool, hasInk: Bool) {
+      (self.size, self.mtime, self.ctime, self.inode, self.racy, self.hasInk) = (
+        size, mtime, ctime, inode, racy, hasInk
+      )
+    }
+
+    init(_ info: FileSystem.Info, hasInk: Bool) {
+      self.init(
+        size: info.size, mtime: info.modifiedNanoseconds, ctime: info.changedNanoseconds,
+        inode: Int64(bitPattern: info.inode), racy: false, hasInk: hasInk)
+    }
+  }
+
+  /// Makes the rows of `path` match the file on disk now: replaced when it is a note, removed when it is gone.
+  static func sync(_ db: Database, root: String, path: String, now: Int64) throws {
+    if let rowid = try Int64.fetchOne(
+      db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?"), arguments: [path])
+    {
+      for table in ["fts WHERE rowid", "tag WHERE note", "field WHERE note", "note WHERE rowid"] {
+        try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [rowid])
+      }
+    }
+    guard RepoPaths.isNotePath(path), let info = FileSystem.lstatInfo(root + "/" + path), info.isRegular else {
+      return
+    }
+    let document = IndexedDocument.read(root: root, path: path)
+    let note = document.note
+    let hasInk = FileSystem.lstatInfo(root + "/" + String(path.dropLast(3)) + RepoPaths.inkSuffix)?.isRegular == true
+    let racy = info.modifiedNanoseconds >= now - racyNanoseconds || info.changedNanoseconds >= now - racyNanoseconds
+    try db.cachedStatement(
+      sql: """
+        INSERT INTO note(path, dir, name, path_folded, note_id, note_id_folded, title, title_folded, created,
+          created_offset, updated, updated_offset, tags, aliases, conflict_of, warning, has_ink, size, mtime, ctime,
+          inode, racy)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      path, RepoPaths.directory(of: path), RepoPaths.lastComponent(of: path), path.lowercased(), note.id,
+      note.id?.lowercased(), note.title, fold(note.title), note.created?.date.timeIntervalSince1970,
+      note.created?.offsetSeconds, note.updated?.date.timeIntervalSince1970, note.updated?.offsetSeconds,
+      joined(note.tags), joined(note.aliases), note.conflictOf, note.warning, hasInk, info.size,
+      info.modifiedNanoseconds, info.changedNanoseconds, Int64(bitPattern: info.inode), racy,
+    ])
+    let rowid = db.lastInsertedRowID
+    try db.cachedStatement(sql: "INSERT INTO fts(rowid, title, tags, body) VALUES (?, ?, ?, ?)").execute(
+      arguments: [rowid, note.title, note.tags.joined(separator: " "), document.body])
+    let insertTag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tag(note, tag, folded) VALUES (?, ?, ?)")
+    for tag in note.tags { try insertTag.execute(arguments: [rowid, tag, NoteRepository.tagKey(tag)]) }
+    let insertField = try db.cachedStatement(
+      sql: "INSERT INTO field(note, key, text, folded, number, instant) VALUES (?, ?, ?, ?, ?, ?)")
+    for field in document.fields {
+      try insertField.execute(arguments: [
+        rowid, field.key, field.text, fold(field.text), field.number, field.instant?.timeIntervalSince1970,
+      ])
+    }
+  }
+
+  /// The case-insensitive form titles sort by and values compare by. The standard library's, not Foundation's
+  /// `folding(options:locale:)`, whose first use loads locale data and costs a command milliseconds.
+  static func fold(_ text: String) -> String {
+    text.lowercased()
+  }
+
+  /// List items in one column, separated by U+001F (which no tag or alias holds).
+  static func joined(_ items: [String]) -> String { items.joined(separator: "\u{1F}") }
+
+  static func split(_ text: String) -> [String] {
+    text.isEmpty ? [] : text.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+  }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import NBTestSupport
+import XCTest
+
+@testable import NoteStore
+
+/// The index stays right whoever changes the notes: nb, an editor, the git CLI; and it repairs itself when its file
+/// is deleted, cut short or overwritten.
+final class IndexTests: NoteRepositoryTestCase {
+  var notices: [String] = []
+
+  override func setUpWithError() throws {
+    try super.setUpWithError()
+    notices = []
+    repository.notice = { [unowned self] in self.notices.append($0) }
+  }
+
+  var indexPath: String { repository.index.path }
+
+  /// Paths of the notes a query tree matches, in path order.
+  func found(_ expression: QueryExpression, in repository: NoteRepository? = nil) throws -> [String] {
+    try (repository ?? self.repository).notes(matching: expression, sort: .path).map(\.note.path)
+  }
+
+  func word(_ text: String) -> QueryExpression { .text(TextMatch(kind: .word, text: text)) }
+
+  func commitAll(_ message: String = "change") throws {
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", message)
+  }
+
+  func testSearchSeesNotesMadeByNb() throws {
+    let note = try repository.createNote(NoteDraft(title: "Roadmap", notebook: "work", content: "quarterly planning"))
+    XCTAssertEqual(try found(word("planning")), ["work/roadmap.md"])
+    try repository.update(note, NoteChange(body: "now about budgets\n"))
+    XCTAssertEqual(try found(word("planning")), [])
+    XCTAssertEqual(try found(word("budgets")), ["work/roadmap.md"])
+    try repository.delete(try repository.resolve("work/roadmap"))
+    XCTAssertEqual(try found(word("budgets")), [])
+    XCTAssertEqual(notices, [])
+  }
+
+  func testUncommittedExternalEditIsFound() throws {
+    try repository.createNote(NoteDraft(title: "Plain", notebook: "inbox", content: "first words"))
+    XCTAssertEqual(try found(word("first")), ["inbox/plain.md"])
+    try write("inbox/plain.md", "---\ntitle: Plain\n---\nsecond words entirely\n")
+    try write("elsewhere/new.md", "# Brand New\n\nsecond coming\n")
+    XCTAssertEqual(try found(word("first")), [])
+    XCTAssertEqual(try found(word("second")), ["elsewhere/new.md", "inbox/plain.md"])
+    XCTAssertEqual(try repository.allNotes().map(\.title), ["Brand New", "Plain"])
+    try FileManager.default.removeItem(at: url("elsewhere"))
+    XCTAssertEqual(try found(word("second")), ["inbox/plain.md"])
+  }
+
+  func testCommitsResetsAndBranchSwitchesByTheGitCLI() throws {
+    try write("a.md", "apple text\n")
+    try commitAll()
+    XCTAssertEqual(try found(word("apple")), ["a.md"])
+    let first = try head()
+    try write("a.md", "banana text\n")
+    try write("b.md", "banana bread\n")
+    try commitAll()
+    XCTAssertEqual(try found(word("banana")), ["a.md", "b.md"])
+    try git.run("reset", "-q", "--hard", first)
+    XCTAssertEqual(try found(word("banana")), [])
+    XCTAssertEqual(try found(word("apple")), ["a.md"])
+    try git.run("checkout", "-q", "-b", "other")
+    try write("c.md", "cherry\n")
+    try commitAll()
+    XCTAssertEqual(try found(word("cherry")), ["c.md"])
+    try git.run("checkout", "-q", "main")
+    XCTAssertEqual(try found(word("cherry")), [])
+    try git.run("checkout", "-q", "other")
+    XCTAssertEqual(try found(word("cherry")), ["c.md"])
+  }
+
+  /// When the commit the index reflects is gone (a reset, then a gc), the index is rebuilt.
+  func testVanishedRecordedCommitRebuilds() throws {
+    try write("a.md", "alpha\n")
+    try commitAll()
+    let first = try head()
+    try write("a.md", "gamma\n")
+    try commitAll()
+    XCTAssertEqual(try found(word("gamma")), ["a.md"])
+    try git.run("reset", "-q", "--hard", first)
+    try git.run("reflog", "expire", "--expire=now", "--all")
+    try git.run("gc", "-q", "--prune=now")
+    let other = try openAnother()
+    var seen: [String] = []
+    other.notice = { seen.append($0) }
+    XCTAssertEqual(try found(word("alpha"), in: other), ["a.md"])
+    XCTAssertEqual(try found(word("gamma"), in: other), [])
+    XCTAssertEqual(seen.count, 1, "\(seen)")
+  }
+
+  func testDamagedIndexIsRebuiltWithANotice() throws {
+    try write("a.md", "apple\n")
+    try commitAll()
+    XCTAssertEqual(try found(word("apple")), ["a.md"])
+    XCTAssertEqual(notices, [], "the first build ever is quiet")
+
+    func reopened() throws -> NoteRepository {
+      let other = try openAnother()
+      other.notice = { [unowned self] in self.notices.append($0) }
+      return other
+    }
+    for damage in ["delete", "truncate", "cut", "garbage"] {
+      notices = []
+      let size = FileSystem.lstatInfo(indexPath)!.size
+      switch damage {
+      case "delete": try FileManager.default.removeItem(atPath: indexPath)
+      case "truncate": XCTAssertEqual(truncate(indexPath, 0), 0)
+      case "cut": XCTAssertEqual(truncate(indexPath, off_t(size / 2)), 0)
+      default:
+        try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(to: URL(fileURLWithPath: indexPath))
+      }
+      for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: indexPath + suffix) }
+      let other = try reopened()
+      XCTAssertEqual(try found(word("apple"), in: other), ["a.md"], damage)
+      XCTAssertEqual(notices.count, 1, "\(damage): \(notices)")
+      notices = []
+      XCTAssertEqual(try found(word("apple"), in: try reopened()), ["a.md"], damage)
+      XCTAssertEqual(notices, [], damage)
+    }
+  }
+
+  func testOtherSchemaVersionIsRebuilt() throws {
+    try write("a.md", "apple\n")
+    XCTAssertEqual(try found(word("apple")), ["a.md"])
+    try DatabaseQueue(path: indexPath).write { try $0.execute(sql: "PRAGMA user_version = 999") }
+    let other = try openAnother()
+    var seen: [String] = []
+    other.notice = { seen.append($0) }
+    XCTAssertEqual(try found(word("apple"), in: other), ["a.md"])
+    XCTAssertEqual(seen.count, 1, "\(seen)")
+  }
+
+  func testHugeNoteIsIndexedByItsStart() throws {
+    var text = "---\ntitle: Huge\ntags: [big]\n---\nneedle at the start\n"
+    let line = String(repeating: "filler ", count: 1000) + "\n"
+    while text.utf8.count < 50 << 20 { text += line }
+    text += "needleatend\n"
+    try write("huge.md", text)
+    text = ""
+    XCTAssertEqual(try found(word("needle")), ["huge.md"])
+    XCTAssertEqual(try found(word("needleatend")), [], "past the 1 MiB cap")
+    XCTAssertEqual(try found(.filter(.tag("big"))), ["huge.md"])
+  }
+
+  func testBrokenNotesAreListedWithWarnings() throws {
+    try write("bad-yaml.md", "---\ntitle: [unclosed\n---\nbroken findme\n")
+    try write("latin1.md", Data([0x63, 0x61, 0x66, 0xE9, 0x20, 0x66, 0x69, 0x6E, 0x64, 0x6D, 0x65, 0x0A]))
+    let notes = try repository.allNotes()
+    XCTAssertEqual(notes.map(\.path), ["bad-yaml.md", "latin1.md"])
+    XCTAssertNotNil(notes[0].warning)
+    XCTAssertNotNil(notes[1].warning)
+    XCTAssertEqual(try found(word("findme")), ["bad-yaml.md"])
+    XCTAssertEqual(try found(.filter(.path("latin"))), ["latin1.md"])
+  }
+}
