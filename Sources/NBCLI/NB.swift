@@ -64,7 +64,7 @@ extension NB {
       // A query that cannot be understood is a usage error, like a bad option.
       if case .badQuery = error {
         FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-        Foundation.exit(ExitCode.validationFailure.rawValue)
+        Foundation.exit(badQueryStatus)
       }
       // Whatever the command, an unreachable remote has its own exit status, so a script or a scheduler can tell
       // "try again later" from a real failure.
@@ -77,6 +77,9 @@ extension NB {
       exit(withError: error)
     }
   }
+
+  /// The exit status for a query that cannot be understood (as grep and ripgrep exit 2 on a bad pattern).
+  public static let badQueryStatus: Int32 = 2
 
   /// The exit status for "the remote cannot be reached": nothing was sent or received.
   public static let offlineStatus: Int32 = 3

@@ -12,8 +12,11 @@ struct QueryOptions: ParsableArguments {
   @Flag(help: "Reverse the order.")
   var reverse = false
 
-  @Option(help: "At most this many notes (0: all).")
+  @Option(help: "At most this many notes.")
   var limit: Int?
+
+  @Flag(help: "Every matching note (search shows the best 20 unless told otherwise).")
+  var all = false
 
   @Option(help: "Skip this many notes first (for paging).")
   var offset: Int = 0
@@ -21,13 +24,13 @@ struct QueryOptions: ParsableArguments {
   func validate() throws {
     if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
     if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+    if all && limit != nil { throw ValidationError("--all and --limit cannot go together; give one") }
   }
 
   /// The query for `text`, with this command's default sort and limit where none was given.
   func query(_ text: String, defaultSort: NoteQuery.Sort, defaultLimit: Int?) -> NoteQuery {
-    let limit = self.limit ?? defaultLimit
-    return NoteQuery(
-      text, sort: sort ?? defaultSort, reverse: reverse, limit: limit == 0 ? nil : limit, offset: offset)
+    NoteQuery(
+      text, sort: sort ?? defaultSort, reverse: reverse, limit: all ? nil : limit ?? defaultLimit, offset: offset)
   }
 }
 

@@ -9,7 +9,7 @@ final class IndexSearchTests: NBCLITestCase {
 
   /// Paths `nb search QUERY --json --limit 0` finds, sorted.
   private func found(_ query: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
-    let result = try nb("search", query, "--json", "--limit", "0")
+    let result = try nb("search", query, "--json", "--all")
     XCTAssertEqual(result.status, 0, "nb search \(query): \(result.stderr)", file: file, line: line)
     let array = try XCTUnwrap(
       try JSONSerialization.jsonObject(with: result.stdoutData) as? [[String: Any]], file: file, line: line)
@@ -127,7 +127,7 @@ final class IndexSearchTests: NBCLITestCase {
       _ = try found("even")  // the index exists again before each damage
       // Remove WAL side files too when damaging, as a crash or a careless copy would leave them inconsistent.
       try damage()
-      let result = try nb("search", "even", "--json", "--limit", "0")
+      let result = try nb("search", "even", "--json", "--all")
       XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
       let paths = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdoutData) as? [[String: Any]])
         .compactMap { $0["path"] as? String }.sorted()
@@ -190,7 +190,7 @@ final class IndexSearchTests: NBCLITestCase {
       "---\ntitle: Trip\ntags: [travel]\ncreated: 2026-03-01T09:00:00Z\nupdated: 2026-03-05T09:00:00Z\n---\nPlan the trip; quarterly budget.\n"
     )
     try write("life/ink.md", "---\ntitle: Sketch\n---\nA drawing.\n")
-    try write("life/ink.ink.json", "{}")
+    try write("life/ink.ink.jsonl", "{\"nb-ink\":1}\n")
     try write(
       "work/plan.conflict-20260101T000000Z-laptop.md",
       "---\ntitle: Quarterly plan (conflict)\nconflict_of: abc\n---\nThe roadmap, older.\n")
@@ -199,7 +199,7 @@ final class IndexSearchTests: NBCLITestCase {
     let draft = "work/draft.md"
     let trip = "life/trip.md"
     let copy = "work/plan.conflict-20260101T000000Z-laptop.md"
-    XCTAssertEqual(try found("roadmap"), [copy, draft, plan])
+    XCTAssertEqual(try found("roadmap"), [copy, draft, plan].sorted())
     XCTAssertEqual(try found("roadmap quarter"), [plan])
     XCTAssertEqual(try found("\"quarterly plan\""), [copy, plan].sorted())
     XCTAssertEqual(try found("plan*"), [copy, draft, plan, trip].sorted(), "plan, planets, planning tag")
@@ -210,11 +210,11 @@ final class IndexSearchTests: NBCLITestCase {
     XCTAssertEqual(try found("tag:planning"), [draft, plan])
     XCTAssertEqual(try found("tag:work"), [plan], "a nested tag is under its parent")
     XCTAssertEqual(try found("#travel"), [trip])
-    XCTAssertEqual(try found("notebook:work"), [copy, draft, plan])
+    XCTAssertEqual(try found("notebook:work"), [copy, draft, plan].sorted())
     XCTAssertEqual(try found("notebook:life -has:ink"), [trip])
     XCTAssertEqual(try found("title:plan"), [copy, plan])
     XCTAssertEqual(try found("path:trip"), [trip])
-    XCTAssertEqual(try found("updated:>=2026-01-01"), [plan, trip])
+    XCTAssertEqual(try found("updated:>=2026-01-01"), [plan, trip].sorted())
     XCTAssertEqual(try found("updated:<2026-01-01"), [draft])
     XCTAssertEqual(try found("created:2026-01-01..2026-02-28"), [plan])
     XCTAssertEqual(try found("created:2026-03-01"), [trip])

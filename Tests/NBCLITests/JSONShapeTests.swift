@@ -93,12 +93,13 @@ final class JSONShapeTests: NBCLITestCase {
     try nbSucceeds("add", "Roadmap", "--notebook", "work/projects", "--content", "x")
     let notebooks = try jsonArray("notebook", "list", "--json")
     for notebook in notebooks {
-      XCTAssertEqual(Set(notebook.keys), ["path", "title", "parent", "notes"])
+      XCTAssertEqual(Set(notebook.keys), ["path", "title", "parent", "notes", "total"])
       XCTAssertTrue(notebook["notes"] is Int)
     }
     XCTAssertEqual(notebooks.compactMap { $0["path"] as? String }, ["inbox", "work", "work/projects"])
     XCTAssertEqual(notebooks.compactMap { $0["parent"] as? String }, ["", "", "work"])
     XCTAssertEqual(notebooks.compactMap { $0["notes"] as? Int }, [0, 0, 1])
+    XCTAssertEqual(notebooks.compactMap { $0["total"] as? Int }, [0, 1, 1], "with the children's notes")
     XCTAssertEqual(notebooks.compactMap { $0["title"] as? String }, ["inbox", "work", "projects"])
   }
 
@@ -132,6 +133,13 @@ final class JSONShapeTests: NBCLITestCase {
         XCTAssertTrue(note[key] is NSNull, "\(command) --json: \(key) should be null, is \(note[key] ?? "missing")")
       }
     }
+    // A listing has no words to rank by or to quote: score and snippet are there, as null.
+    for key in ["score", "snippet"] {
+      XCTAssertTrue(listed[key] is NSNull, "list --json: \(key) should be null, is \(listed[key] ?? "missing")")
+    }
+    XCTAssertNotNil(found["score"] as? Double, "search --json ranks")
+    XCTAssertEqual(found["snippet"] as? String, "text")
+    XCTAssertEqual(found["highlights"] as? [[Int]], [[0, 4]])
     let shown = try jsonObject("show", "roadmap", "--json")
     for key in ["conflict_of", "warning", "ink"] {
       XCTAssertTrue(shown[key] is NSNull, "show --json: \(key) should be null, is \(shown[key] ?? "missing")")

@@ -26,13 +26,7 @@ struct NotebookList: ParsableCommand {
     // Direct counts come with the walk of the notebook folders; totals under each one come from the index.
     var totals: [String: Int] = [:]
     if counts || output.json {
-      for count in try repository.notebookCounts() {
-        var path = count.path
-        while !path.isEmpty {
-          totals[path, default: 0] += count.notes
-          path = (path as NSString).deletingLastPathComponent
-        }
-      }
+      for count in try repository.notebookCounts() { totals[count.path] = count.notesWithChildren }
     }
     if output.json {
       return try printJSON(

@@ -111,7 +111,7 @@ extension NoteRepository {
   func parsed(_ text: String) throws -> QueryExpression {
     do {
       return try QueryParser.parse(text, now: clock(), timeZone: timeZone)
-    } catch let error as QueryError {
+    } catch {
       throw NoteStoreError.badQuery(error)
     }
   }

@@ -215,7 +215,8 @@ extension NoteIndex {
     return result
   }
 
-  /// Turns marked text into a snippet: marks become highlight ranges (in Unicode scalars), line breaks spaces.
+  /// Turns marked text into a snippet: marks become highlight ranges (in Unicode scalars),
+  /// line breaks and runs of blanks one space.
   static func snippet(from marked: String) -> NoteSnippet? {
     var scalars = String.UnicodeScalarView()
     var highlights: [Range<Int>] = []
@@ -234,15 +235,19 @@ extension NoteIndex {
           }
         }
         openedAt = nil
-      case "\n", "\r", "\t":
-        scalars.append(" ")
-        count += 1
+      case "\n", "\r", "\t", " ":
+        // One line for a terminal: a run of blanks and line breaks is one space, none at the ends.
+        if count > 0, scalars.last != " " {
+          scalars.append(" ")
+          count += 1
+        }
       default:
         scalars.append(scalar)
         count += 1
       }
     }
     guard !highlights.isEmpty else { return nil }
+    if scalars.last == " " { scalars.removeLast() }
     return NoteSnippet(text: String(scalars), highlights: highlights)
   }
 
