@@ -221,12 +221,23 @@ final class IndexSearchTests: NBCLITestCase {
     XCTAssertEqual(try found("has:ink"), ["life/ink.md"])
     XCTAssertEqual(try found("is:conflict"), [copy])
     XCTAssertEqual(try found("-is:conflict roadmap"), [draft, plan])
-    XCTAssertEqual(try found("updated:>=-30d"), [], "nothing was updated in the last 30 days")
     XCTAssertEqual(try found("roadmap tag:planning notebook:work -draft updated:>=2026-01-01"), [plan])
     XCTAssertEqual(
       try jsonArray("list", "tag:planning", "--json", "--sort", "updated").compactMap { $0["path"] as? String },
       [plan, draft], "list takes the same query, newest first")
     XCTAssertEqual(try nbSucceeds("search", "--count", "roadmap").stdout, "3\n")
+
+    // Ids: exact (any case) or a prefix; relative dates against a note updated just now.
+    let added = try jsonObject("add", "Fresh", "--content", "new today", "--json")
+    let id = try XCTUnwrap(added["id"] as? String)
+    let fresh = try XCTUnwrap(added["path"] as? String)
+    XCTAssertEqual(try found("id:\(id.uppercased())"), [fresh])
+    XCTAssertEqual(try found("id:\(id.prefix(6))*"), [fresh])
+    XCTAssertEqual(try found("id:\(id.prefix(6))"), [], "without * an id must be whole")
+    XCTAssertEqual(try found("updated:today"), [fresh])
+    XCTAssertEqual(try found("updated:>=-7d"), [fresh])
+    XCTAssertEqual(try found("updated:yesterday"), [])
+    XCTAssertEqual(try found("created:..yesterday"), [draft, plan, trip].sorted())
   }
 
   func testBadQueriesAreOneLineErrorsWithExitStatus2() throws {

@@ -39,21 +39,7 @@ enum FrontMatterError: Error, Equatable, Sendable, CustomStringConvertible {
 enum FrontMatter {
   /// Parses the metadata. `text` is the whole file as decoded UTF-8 (may start with U+FEFF).
   static func read(_ text: String) throws -> NoteMetadata {
-    var metadata = NoteMetadata()
-    let bodyStart: Int
-    switch FMLayout.scan(text) {
-    case .unterminated:
-      throw FrontMatterError.unterminated(line: 1)
-    case .none(let bomLength):
-      bodyStart = bomLength
-    case .block(let block):
-      let parsed = try FMParsed.parse(block)
-      metadata = Self.metadata(from: parsed)
-      metadata.hasFrontMatter = true
-      bodyStart = block.bodyStart
-    }
-    metadata.firstHeading = withContiguousUTF8(text) { MarkdownHeading.firstLevelOne(in: $0, from: bodyStart) }
-    return metadata
+    try readIndexed(text, withFields: false).metadata
   }
 
   /// Sets top-level `key` to the already-formatted YAML value text (see YAMLScalar), editing only that key's

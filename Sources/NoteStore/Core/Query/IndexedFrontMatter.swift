@@ -29,7 +29,10 @@ extension FrontMatter {
 
   /// What ``read(_:)`` reads, plus every other top-level key's scalar values (list items one by one; nested
   /// mappings are skipped), parsing the block once.
-  static func readIndexed(_ text: String) throws -> (metadata: NoteMetadata, fields: [FrontMatterField]) {
+  /// Without `withFields`, only the metadata (what listings and saves need), without the cost of the other keys.
+  static func readIndexed(_ text: String, withFields: Bool = true) throws -> (
+    metadata: NoteMetadata, fields: [FrontMatterField]
+  ) {
     var metadata = NoteMetadata()
     var fields: [FrontMatterField] = []
     let bodyStart: Int
@@ -44,7 +47,7 @@ extension FrontMatter {
       metadata.hasFrontMatter = true
       bodyStart = block.bodyStart
       var seen = Set<String>()
-      for entry in parsed.entries {
+      for entry in parsed.entries where withFields {
         guard let key = entry.key, !knownKeys.contains(key), seen.insert(key).inserted else { continue }
         switch entry.value {
         case .scalar:

@@ -309,17 +309,22 @@ final class NoteIndex {
       Self.walk(root: root) { directory, files, _ in
         for file in files { paths.append(RepoPaths.join(directory, file.name)) }
       }
-      let report = paths.count >= 200 ? repository.progress : nil
-      let now = Self.nowNanoseconds()
-      for (done, path) in paths.enumerated() {
-        if done % 100 == 0 { report?("Indexing notes", done, paths.count) }
-        try Self.sync(db, root: root, path: path, now: now)
-      }
-      report?("Indexing notes", paths.count, paths.count)
+      try syncAll(db, paths)
       try Self.setMeta(db, "head", head)
       try Self.setMeta(db, "complete", "1")
       return .commit
     }
+  }
+
+  /// Makes the rows of `paths` match the disk, with a progress line when there are many.
+  private func syncAll(_ db: Database, _ paths: [String]) throws {
+    let report = paths.count >= 200 ? repository.progress : nil
+    let now = Self.nowNanoseconds()
+    for (done, path) in paths.enumerated() {
+      if done % 100 == 0 { report?("Indexing notes", done, paths.count) }
+      try Self.sync(db, root: root, path: path, now: now)
+    }
+    report?("Indexing notes", paths.count, paths.count)
   }
 
   /// Builds the index when it cannot answer, else brings it up to date with HEAD and the work tree.
@@ -340,13 +345,7 @@ final class NoteIndex {
     let stale = try queue.read { db in try Self.stalePaths(db, root: root, forced: forced) }
     guard !stale.isEmpty || state.head != head else { return }
     try queue.inTransaction(.immediate) { db in
-      let report = stale.count >= 200 ? repository.progress : nil
-      let now = Self.nowNanoseconds()
-      for (done, path) in stale.enumerated() {
-        if done % 100 == 0 { report?("Indexing notes", done, stale.count) }
-        try Self.sync(db, root: root, path: path, now: now)
-      }
-      report?("Indexing notes", stale.count, stale.count)
+      try syncAll(db, stale)
       try Self.setMeta(db, "head", head)
       return .commit
     }
