@@ -71,7 +71,8 @@ private func searchBenchmark(
   /// What a finished run printed: the number it printed when that is all it printed (a count), else its lines.
   func results() -> String {
     let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+    // nb search prints a snippet under each note, indented: only unindented lines are results.
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: true).filter { !$0.hasPrefix(" ") }
     if lines.count == 1, let number = Int(lines[0].trimmingCharacters(in: .whitespaces)) { return "\(number)" }
     return "\(lines.count)"
   }

@@ -83,6 +83,39 @@ enum FileSystem {
 
   static func exists(_ path: String) -> Bool { lstatInfo(path) != nil }
 
+  /// A directory's entries, with stat data (not following symlinks) for those `wanted` picks: `fstatat` relative
+  /// to the open directory, so the kernel does not resolve the whole path again for each file of a large tree.
+  static func entries(of path: String, statingWhere wanted: (Entry) -> Bool) -> [(entry: Entry, info: Info?)] {
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return [] }
+    guard let dir = fdopendir(fd) else {
+      close(fd)
+      return []
+    }
+    defer { closedir(dir) }
+    var result: [(entry: Entry, info: Info?)] = []
+    while let pointer = readdir(dir) {
+      var s = stat()
+      let name = withUnsafePointer(to: pointer.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      }
+      if name == "." || name == ".." { continue }
+      var type = Int32(pointer.pointee.d_type)
+      var entry = Entry(name: name, isDirectory: false, isRegular: false, isSymlink: false)
+      var info: Info?
+      if type == Int32(DT_UNKNOWN), fstatat(fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 {
+        info = Self.info(s)
+        type = info!.isDirectory ? Int32(DT_DIR) : info!.isSymlink ? Int32(DT_LNK) : Int32(DT_REG)
+      }
+      entry.isDirectory = type == Int32(DT_DIR)
+      entry.isRegular = type == Int32(DT_REG)
+      entry.isSymlink = type == Int32(DT_LNK)
+      if info == nil, wanted(entry), fstatat(fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 { info = Self.info(s) }
+      result.append((entry, info))
+    }
+    return result
+  }
+
   /// Whether a running process has `path` open: true or false where `/proc` tells (Linux), nil where nothing does.
   static func isOpenByAnyProcess(_ path: String) -> Bool? {
     guard let target = realPath(path), FileManager.default.fileExists(atPath: "/proc/self/fd") else { return nil }

@@ -408,24 +408,69 @@ final class NoteIndex {
     _ visit: (_ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>)
       throws -> Void
   ) rethrows {
-    var pending = [""]
-    while let directory = pending.popLast() {
-      let full = directory.isEmpty ? root : root + "/" + directory
-      var files: [(name: String, info: FileSystem.Info)] = []
-      var ink = Set<String>()
-      for entry in FileSystem.entries(of: full) where !entry.name.hasPrefix(".") {
-        if entry.isDirectory {
-          pending.append(RepoPaths.join(directory, entry.name))
-        } else if entry.isRegular {
-          if entry.name.hasSuffix(".md") {
-            if let info = FileSystem.lstatInfo(full + "/" + entry.name) { files.append((entry.name, info)) }
-          } else if entry.name.hasSuffix(RepoPaths.inkSuffix) {
-            ink.insert(String(entry.name.dropLast(RepoPaths.inkSuffix.count)))
+    for found in listDirectories(root: root) { try visit(found.directory, found.files, found.ink) }
+  }
+
+  /// One directory as the walk found it.
+  private struct ListedDirectory {
+    var directory: String
+    var files: [(name: String, info: FileSystem.Info)]
+    var ink: Set<String>
+  }
+
+  /// Lists every directory of the tree on up to four threads (the walk is most of what a query costs at 100 000
+  /// notes, and most of that is the kernel's, which runs in parallel). Only the listing is parallel; callers
+  /// compare with the index on one thread.
+  private static func listDirectories(root: String) -> [ListedDirectory] {
+    final class Work: @unchecked Sendable {
+      let lock = NSLock()
+      var pending = [""]
+      var busy = 0
+      var results: [ListedDirectory] = []
+    }
+    let work = Work()
+    let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+      var mine: [ListedDirectory] = []
+      while true {
+        work.lock.lock()
+        guard let directory = work.pending.popLast() else {
+          let done = work.busy == 0
+          work.lock.unlock()
+          // Another worker may still find subdirectories: wait for them, or for the tree to be done.
+          if done { break }
+          usleep(50)
+          continue
+        }
+        work.busy += 1
+        work.lock.unlock()
+        let full = directory.isEmpty ? root : root + "/" + directory
+        var files: [(name: String, info: FileSystem.Info)] = []
+        var ink = Set<String>()
+        var children: [String] = []
+        let listed = FileSystem.entries(of: full) { $0.isRegular && $0.name.hasSuffix(".md") }
+        for (entry, info) in listed where !entry.name.hasPrefix(".") {
+          if entry.isDirectory {
+            children.append(RepoPaths.join(directory, entry.name))
+          } else if entry.isRegular {
+            if entry.name.hasSuffix(".md") {
+              if let info { files.append((entry.name, info)) }
+            } else if entry.name.hasSuffix(RepoPaths.inkSuffix) {
+              ink.insert(String(entry.name.dropLast(RepoPaths.inkSuffix.count)))
+            }
           }
         }
+        mine.append(ListedDirectory(directory: directory, files: files, ink: ink))
+        work.lock.lock()
+        work.pending += children
+        work.busy -= 1
+        work.lock.unlock()
       }
-      try visit(directory, files, ink)
+      work.lock.lock()
+      work.results += mine
+      work.lock.unlock()
     }
+    return work.results
   }
 
   /// The paths whose rows may not match the disk: files whose stat data or ink differ from the row, racy rows,
@@ -498,7 +543,10 @@ final class NoteIndex {
     let document = IndexedDocument.read(root: root, path: path)
     let note = document.note
     let hasInk = FileSystem.lstatInfo(root + "/" + String(path.dropLast(3)) + RepoPaths.inkSuffix)?.isRegular == true
-    let racy = info.modifiedNanoseconds >= now - racyNanoseconds || info.changedNanoseconds >= now - racyNanoseconds
+    // Only a time close to now is racy: a file whose mtime is far in the future (clock skew, an unpacked archive)
+    // gets the then-current time on its next write, which differs, so it must not be re-read on every command.
+    func near(_ nanoseconds: Int64) -> Bool { abs(nanoseconds - now) < racyNanoseconds }
+    let racy = near(info.modifiedNanoseconds) || near(info.changedNanoseconds)
     try db.cachedStatement(
       sql: """
         INSERT INTO note(path, dir, name, path_folded, note_id, note_id_folded, title, title_folded, created,
