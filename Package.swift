@@ -23,6 +23,8 @@ let package = Package(
       providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
     ),
     .target(name: "GitKit", dependencies: ["CLibGit2"]),
+    // One variadic SQLite call Swift cannot make (the system sqlite3.h, which GRDB links); used by the index.
+    .target(name: "CSQLiteShim"),
     // Text both file formats share (RFC 3339 instants, UUID text, counted nouns); `package` access, not a product.
     .target(name: "TextFormat"),
     // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation only.
@@ -33,6 +35,7 @@ let package = Package(
         "GitKit",
         "InkKit",
         "TextFormat",
+        "CSQLiteShim",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Stencil", package: "Stencil"),
         .product(name: "GRDB", package: "GRDB.swift"),

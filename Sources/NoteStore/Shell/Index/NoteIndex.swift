@@ -1,3 +1,4 @@
+import CSQLiteShim
 import Foundation
 import GRDB
 
@@ -160,7 +161,11 @@ final class NoteIndex {
       db.add(tokenizer: IndexTokenizer.self)
       // WAL with NORMAL survives a process kill; a power cut may lose the last commits, which the next refresh
       // finds again.
-      if !readonly { try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864") }
+      if !readonly {
+        try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864")
+        // A command's exit would otherwise checkpoint (and fsync) the log: about a millisecond on every save.
+        _ = nb_sqlite_skip_checkpoint_on_close(db.sqliteConnection)
+      }
     }
     return configuration
   }
