@@ -35,24 +35,7 @@ enum FileSystem {
 
   /// Entries of a directory, without `.` and `..`; empty when it cannot be read.
   static func entries(of path: String) -> [Entry] {
-    guard let dir = opendir(path) else { return [] }
-    defer { closedir(dir) }
-    var result: [Entry] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-      }
-      if name == "." || name == ".." { continue }
-      var type = Int32(entry.pointee.d_type)
-      if type == Int32(DT_UNKNOWN), let info = lstatInfo(path + "/" + name) {
-        type = info.isDirectory ? Int32(DT_DIR) : info.isSymlink ? Int32(DT_LNK) : Int32(DT_REG)
-      }
-      result.append(
-        Entry(
-          name: name, isDirectory: type == Int32(DT_DIR), isRegular: type == Int32(DT_REG),
-          isSymlink: type == Int32(DT_LNK)))
-    }
-    return result
+    entries(of: path, statingWhere: { _ in false }).map(\.entry)
   }
 
   static func lstatInfo(_ path: String) -> Info? {

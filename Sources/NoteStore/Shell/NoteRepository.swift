@@ -277,11 +277,13 @@ public final class NoteRepository {
       if !tx.paths.isEmpty {
         // Past this record a crash is settled by looking at HEAD: moved means the commit landed.
         try tx.journal?.append([(JournalRecord(kind: .commit, subject: tx.subject, paths: tx.paths), nil)])
-        let before = try git.headID()
-        try git.commit(
+        // Only a repository with an index pays for keeping it current (one ref lookup, then its rows).
+        let indexed = index.isPresent
+        let before = indexed ? try git.headID() : nil
+        let commit = try git.commit(
           paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs, device: device), date: clock())
         // Part of the same operation, so the next search sees this change without walking the work tree for it.
-        index.recordCommit(paths: tx.paths, from: before, to: try git.headID())
+        if indexed { index.recordCommit(paths: tx.paths, from: before, to: commit ?? before) }
       }
       tx.journal?.finish()
       return result

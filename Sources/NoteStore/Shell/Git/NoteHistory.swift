@@ -199,10 +199,12 @@ final class NoteHistory {
   // MARK: - Committing
 
   /// One commit of exactly these work-tree paths on HEAD's branch (nothing when the tree would not change).
-  func commit(paths: [String], message: String, date: Date) throws {
+  /// Returns the new commit's id; nil when nothing was committed.
+  @discardableResult
+  func commit(paths: [String], message: String, date: Date) throws -> String? {
     let signature = git.defaultSignature(date: date)
     do {
-      _ = try git.commit(paths: paths, message: message, author: signature)
+      return try git.commit(paths: paths, message: message, author: signature)?.hex
     } catch let error as GitError where error.isLocked && FileSystem.exists(indexLockPath) {
       throw NoteStoreError.indexLocked(path: indexLockPath)
     } catch let error as GitError {

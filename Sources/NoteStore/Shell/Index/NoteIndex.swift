@@ -37,6 +37,8 @@ final class NoteIndex {
   let directory: String
   /// The database file.
   var path: String { directory + "/" + Self.fileName }
+  /// Whether this repository has an index file (commands that never searched have none to keep current).
+  var isPresent: Bool { FileSystem.exists(path) }
 
   private unowned let repository: NoteRepository
   private var queue: DatabaseQueue?
@@ -366,8 +368,8 @@ final class NoteIndex {
   /// moves the recorded commit along when the index reflected the commit before it. Quietly does nothing when the
   /// index is missing, unusable or busy: it is derived data, and the next read repairs it.
   func recordCommit(paths: [String], from old: String?, to new: String?) {
+    guard isPresent else { return }
     let notePaths = Set(paths.compactMap(Self.notePath(for:)))
-    guard FileSystem.exists(path) else { return }
     do {
       let queue: DatabaseQueue
       if let existing = self.queue {
