@@ -8,6 +8,7 @@ let package = Package(
     .executable(name: "nb", targets: ["nb"]),
     .library(name: "NoteStore", targets: ["NoteStore"]),
     .library(name: "InkKit", targets: ["InkKit"]),
+    .library(name: "NoteWatch", targets: ["NoteWatch"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,10 +42,15 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
+    // Kernel file notifications (inotify; polling elsewhere). Foundation only.
+    .target(name: "FileWatch"),
+    // `nb watch` as a library: commit editors' saves after a quiet moment, sync, a stream of changes for apps.
+    .target(name: "NoteWatch", dependencies: ["NoteStore", "FileWatch"]),
     .target(
       name: "NBCLI",
       dependencies: [
         "NoteStore",
+        "NoteWatch",
         "InkKit",
         "TextFormat",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

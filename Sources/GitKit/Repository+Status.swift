@@ -42,6 +42,14 @@ extension Repository {
     return entries
   }
 
+  /// Whether git ignores `path` (relative to the work tree): `.gitignore` files, `.git/info/exclude` and
+  /// `core.excludesFile`, as `git check-ignore` answers. A path under an ignored directory is ignored.
+  public func isIgnored(_ path: String) throws -> Bool {
+    var ignored: Int32 = 0
+    try check("git_ignore_path_is_ignored", git_ignore_path_is_ignored(&ignored, pointer, path))
+    return ignored != 0
+  }
+
   private static func change(
     _ flags: UInt32, added: git_status_t, modified: git_status_t, deleted: git_status_t, renamed: git_status_t,
     typeChange: git_status_t

@@ -20,7 +20,7 @@ public struct NB: ParsableCommand {
     subcommands: [
       Init.self, Add.self, Edit.self, Show.self, List.self, Search.self, Reindex.self, Move.self, Delete.self,
       NotebookCommand.self,
-      TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Conflicts.self,
+      TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self, Conflicts.self,
       InkCommand.self, MergeDriverCommand.self, Quickstart.self,
     ]
   )

@@ -23,8 +23,39 @@ public struct SaveResult: Equatable, Sendable {
   /// New notes that carried the `id` of another note already in the repository (a copied file) and were given an
   /// id of their own, each with the note whose id it had.
   public var newIDs: [Copy] = []
+  /// Paths in the commit that git did not track before (new files), a subset of ``paths``.
+  public var added: [String] = []
+  /// Files moved by hand with their bytes unchanged, each as (from, to); both paths are in ``paths`` too.
+  public var moved: [Move] = []
+  /// A file moved with its bytes unchanged.
+  public struct Move: Equatable, Sendable {
+    /// Where it was.
+    public var from: String
+    /// Where it is now.
+    public var to: String
+  }
+  /// Notes that changed again while they were being saved (an editor still writing): left as they are, for the next
+  /// save, rather than stamped over the newer bytes.
+  public var changedAgain: [String] = []
   /// Whether a commit was made.
   public var committed: Bool { !paths.isEmpty }
+}
+
+/// How ``NoteRepository/save(_:)`` treats what it finds.
+public struct SaveOptions: Sendable {
+  /// Leave files nb cannot stamp (malformed front matter, not UTF-8, unreadable ink) out of the commit instead of
+  /// committing them unchanged. A watcher sets it: a note saved mid-edit with broken YAML is not history yet, and
+  /// the person's next save will be. They are reported in ``SaveResult/unstamped`` either way.
+  public var leaveUnstampable: Bool
+  /// Paths (relative) to leave out of the commit although git sees them: a watcher's editor scratch files (vim's
+  /// `4913` probe, JetBrains' `___jb_tmp___`) that exist for a moment and are no one's notes.
+  public var leaveOut: (@Sendable (String) -> Bool)?
+
+  /// Creates options; the defaults are `nb save`'s.
+  public init(leaveUnstampable: Bool = false, leaveOut: (@Sendable (String) -> Bool)? = nil) {
+    self.leaveUnstampable = leaveUnstampable
+    self.leaveOut = leaveOut
+  }
 }
 
 /// One uncommitted change in the work tree, as `status` reports it.
@@ -59,21 +90,27 @@ extension NoteRepository {
   /// A changed ink sidecar stamps its note too (note and ink are one unit). A note that is not UTF-8 or has
   /// malformed front matter, or an ink file that cannot be parsed, is committed unchanged and reported in
   /// ``SaveResult/unstamped``: one bad file never keeps the others out of history.
+  ///
+  /// A note that changes again between being read and being stamped (an editor still writing it) is not written
+  /// over: it is left for the next save and listed in ``SaveResult/changedAgain``.
   @discardableResult
-  public func save() throws -> SaveResult {
+  public func save(_ options: SaveOptions = SaveOptions()) throws -> SaveResult {
     try mutate { tx in
       // First, so that what it ignores is not committed by this save.
       try addIgnoreBlock(in: &tx)
       let changes = try git.changes()
       // git status already shows a new .gitignore; an existing one nb appended to is modified: listed either way.
-      let paths = Array(Set(changes.map(\.path).filter { !AtomicFile.isTemporary($0) })).sorted()
+      let paths = Array(
+        Set(changes.map(\.path).filter { !AtomicFile.isTemporary($0) && options.leaveOut?($0) != true })
+      ).sorted()
       let head = try git.headID()
-      var stamped: [(path: String, text: String, id: String)] = []
+      var stamped: [(path: String, text: String, id: String, read: FileSystem.Info?)] = []
       var removed: [String] = []
       var plain: [String] = []
       var inkOnly: [String] = []
       var unstamped: [NoteStoreError] = []
       var newIDs: [SaveResult.Copy] = []
+      var moved: [SaveResult.Move] = []
       // Which note holds each id, read only if a new note arrives with an id (a copy shares its original's).
       var notesByID: [String: [String]]?
       func holders(of id: String) -> [String] {
@@ -110,9 +147,12 @@ extension NoteRepository {
             plain.append(path)
             continue
           }
+          let read = FileSystem.lstatInfo(absolute(path))
           let text = try readText(path)
           // A file moved by hand (same bytes at a new path) is not a content change: commit it as it is.
-          if let head, try isUnchangedMove(path: path, text: text, removedCandidates: changes, head: head) {
+          if let head, let source = try unchangedMoveSource(path: path, text: text, removedCandidates: changes, head: head)
+          {
+            moved.append(SaveResult.Move(from: source, to: path))
             plain.append(path)
             continue
           }
@@ -128,34 +168,45 @@ extension NoteRepository {
           }
           let result = try stamp(path, text: text, newID: original != nil)
           if let original { newIDs.append(SaveResult.Copy(path: path, original: original)) }
-          stamped.append((path, result.text, result.id))
+          stamped.append((path, result.text, result.id, read))
         } catch let error as NoteStoreError where error.isUnreadableFile {
-          plain.append(path)
+          if !options.leaveUnstampable { plain.append(path) }
           unstamped.append(error)
         }
       }
       progress?("Saving", paths.count, paths.count)
       for path in inkOnly {
         do {
+          let read = FileSystem.lstatInfo(absolute(path))
           let result = try stamp(path, text: try readText(path))
-          stamped.append((path, result.text, result.id))
+          stamped.append((path, result.text, result.id, read))
         } catch let error as NoteStoreError where error.isUnreadableFile {
           // The drawing is committed; its note, which nb cannot stamp, stays as it is.
           unstamped.append(error)
         }
       }
+      // Right before writing: a note whose size, time or inode moved since it was read is being written by someone
+      // else; stamping it would overwrite their newer bytes (the rename itself is atomic).
+      let changedAgain = stamped.filter { FileSystem.lstatInfo(absolute($0.path)) != $0.read }.map(\.path)
+      stamped.removeAll { changedAgain.contains($0.path) }
       try tx.write(all: stamped.map { ($0.path, Data($0.text.utf8)) })
       for note in stamped { tx.note(note.id) }
       for path in removed + plain { tx.touch(path) }
+      let left = Set(changedAgain).union(options.leaveUnstampable ? unstamped.compactMap { $0.location?.path } : [])
+      let committedPaths = paths.filter { !left.contains($0) }
       let total = stamped.count + removed.count + plain.count
       tx.subject =
-        total == 1
-        ? "save \(paths[0])"
+        total == 1 && !committedPaths.isEmpty
+        ? "save \(committedPaths[0])"
         : "save \(counted(stamped.count, "note"))"
           + (removed.count + plain.count > 0
             ? " and \(counted(removed.count + plain.count, "other change"))" : "")
       return SaveResult(
-        paths: paths, notes: stamped.map(\.path), removed: removed, unstamped: unstamped, newIDs: newIDs)
+        paths: committedPaths, notes: stamped.map(\.path), removed: removed, unstamped: unstamped,
+        newIDs: newIDs.filter { !left.contains($0.path) },
+        added: Set(changes.filter { $0.unstaged == .added || $0.staged == .added }.map(\.path))
+          .intersection(committedPaths).sorted(),
+        moved: moved, changedAgain: changedAgain)
     }
   }
 
@@ -163,18 +214,19 @@ extension NoteRepository {
     path.split(separator: "/").contains { $0.hasPrefix(".") }
   }
 
-  private func isUnchangedMove(path: String, text: String, removedCandidates: [WorkTreeChange], head: String) throws
-    -> Bool
-  {
+  /// The deleted note a new file is a byte-for-byte move of, if it is one.
+  private func unchangedMoveSource(
+    path: String, text: String, removedCandidates: [WorkTreeChange], head: String
+  ) throws -> String? {
     let deleted = removedCandidates.filter { $0.unstaged == .deleted || $0.staged == .deleted }
-    guard !deleted.isEmpty, try git.file(at: path, in: head) == nil else { return false }
+    guard !deleted.isEmpty, try git.file(at: path, in: head) == nil else { return nil }
     let bytes = Data(text.utf8)
     for candidate in deleted where RepoPaths.isNotePath(candidate.path) {
       if let file = try git.file(at: candidate.path, in: head), try git.read(file) == bytes {
-        return true
+        return candidate.path
       }
     }
-    return false
+    return nil
   }
 
   /// The branch, last commit, uncommitted changes and warnings.

@@ -98,6 +98,9 @@ public struct SyncSummary: Equatable, Sendable {
   public var resurrected: [String]
   /// Anything else worth reading.
   public var warnings: [String]
+  /// The paths this sync changed in the work tree (what came in, and conflict copies), sorted; empty when the
+  /// work tree was not touched.
+  public var changedPaths: [String] = []
   /// The backup ref of the local head written before a merge.
   public var backupRef: String?
   /// Whether this was a dry run.
@@ -278,6 +281,7 @@ extension NoteRepository {
       device = options.device
       defer { device = previousDevice }
       let saved = try save()
+      let before = try git.headID()
       var attempt = 0
       while true {
         attempt += 1
@@ -285,7 +289,7 @@ extension NoteRepository {
         summary.saved = saved.notes
         summary.warnings += saved.unstamped.map { "\($0); it was committed unchanged" }
         if summary.outcome == .upToDate || summary.outcome == .fastForwarded {
-          return finish(summary, options: options, listing: listing)
+          return finish(summary, options: options, listing: listing, before: before)
         }
         switch try git.push(options.remote, branch: branch, to: summary.remoteBranch, credentials: options.credentials)
         {
@@ -293,7 +297,7 @@ extension NoteRepository {
           if try git.upstream(of: branch) == nil {
             try git.setUpstream(of: branch, remote: options.remote, remoteBranch: summary.remoteBranch)
           }
-          return finish(summary, options: options, listing: listing)
+          return finish(summary, options: options, listing: listing, before: before)
         case .refused(let reference, let message):
           throw NoteStoreError.syncFailed(
             "\(options.remote) refused \(reference): \(message); your commits are kept locally")
@@ -309,8 +313,13 @@ extension NoteRepository {
 
   /// The end of a successful sync: the remote's HEAD looked after, old backups pruned, the time recorded. Nothing
   /// here can fail the sync — the exchange is done — so problems become warnings.
-  private func finish(_ summary: SyncSummary, options: SyncOptions, listing: RemoteBranches) -> SyncSummary {
+  private func finish(_ summary: SyncSummary, options: SyncOptions, listing: RemoteBranches, before: String?)
+    -> SyncSummary
+  {
     var summary = summary
+    if summary.outcome == .fastForwarded || summary.outcome == .merged, let after = try? git.headID() {
+      summary.changedPaths = ((try? git.changedPaths(from: before, to: after)) ?? []).sorted()
+    }
     if let warning = remoteHeadWarning(options, branch: summary.remoteBranch, listing: listing, summary: summary) {
       summary.warnings.append(warning)
     }
@@ -323,7 +332,7 @@ extension NoteRepository {
 
   /// The remote branch this branch syncs with: its upstream, else the remote's branch of the same name, else the
   /// remote's default branch (`master` on older servers), else the same name (publishing it).
-  private func remoteBranch(for branch: String, remote: String, listing: RemoteBranches) throws -> String {
+  func remoteBranch(for branch: String, remote: String, listing: RemoteBranches) throws -> String {
     if let upstream = try git.upstream(of: branch), upstream.remote == remote { return upstream.branch }
     if listing.branches[branch] != nil { return branch }
     return listing.defaultBranch ?? branch

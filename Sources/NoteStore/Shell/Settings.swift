@@ -13,6 +13,9 @@ public struct RepositoryConfig: Equatable, Sendable {
   /// The `backup_days` text when it is not a whole number of days ≥ 0: then nothing is pruned (a typo must not
   /// delete backups) and sync says why in its warnings.
   var invalidBackupDays: String?
+  /// The `watch:` mapping's values as written (`debounce: 2s`, `sync: true`, `interval: 30s`), for `nb watch` to
+  /// parse and check: NoteStore only carries them.
+  public var watch: [String: String] = [:]
 
   /// How long backups are kept unless `backup_days` says otherwise.
   public static let defaultBackupDays = 30
@@ -58,6 +61,18 @@ public struct RepositoryConfig: Equatable, Sendable {
       }
       if let notebook = mapping["default_notebook"]?.scalar?.string, !notebook.isEmpty {
         config.defaultNotebook = notebook
+      }
+      if let watch = mapping["watch"] {
+        guard let settings = watch.mapping else {
+          throw NoteStoreError.invalidArgument(
+            "\(path): 'watch' must be a mapping such as 'watch: {debounce: 2s, sync: true, interval: 30s}'")
+        }
+        for (key, value) in settings {
+          guard let key = key.scalar?.string, let value = value.scalar?.string else {
+            throw NoteStoreError.invalidArgument("\(path): each 'watch' setting must be 'name: value'")
+          }
+          config.watch[key] = value
+        }
       }
       if let days = mapping["backup_days"]?.scalar?.string {
         if let value = Int(days.trimmingCharacters(in: .whitespaces)), value >= 0 {

@@ -291,6 +291,11 @@ final class NoteHistory {
     }
   }
 
+  /// Whether git ignores `path` (its `.gitignore` rules, `info/exclude`, `core.excludesFile`).
+  func isIgnored(_ path: String) throws -> Bool {
+    try mapped { try git.isIgnored(path) }
+  }
+
   /// Every path git tracks (the index).
   func trackedPaths() throws -> [String] {
     try mapped { try git.indexPaths() }
