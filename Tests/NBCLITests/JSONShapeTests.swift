@@ -162,6 +162,58 @@ final class JSONShapeTests: NBCLITestCase {
     XCTAssertTrue(synced["backup_ref"] is NSNull, "sync --json: backup_ref is \(synced["backup_ref"] ?? "missing")")
   }
 
+  /// `sync --json` carries every documented key in every outcome (absent values as null), and each conflict its five;
+  /// the other device is the git CLI in a clone of the same bare remote.
+  func testSyncShape() throws {
+    try makeRepository()
+    let path = try addNote("Roadmap", content: "line one\nline two\n")
+    let bare = temp.file("remote.git")
+    _ = try git.run("init", "--bare", "--quiet", bare.path)
+    try nbSucceeds("remote", "add", "origin", bare.path)
+    var outcomes: [String] = []
+    func sync(_ extra: String...) throws -> [String: Any] {
+      let summary = try XCTUnwrap(try json(["sync", "--json"] + extra) as? [String: Any])
+      XCTAssertEqual(Set(summary.keys), Self.syncKeys, "sync --json \(extra)")
+      outcomes.append(summary["outcome"] as? String ?? "?")
+      return summary
+    }
+    let other = temp.file("other")
+    let plain = try GitCLI(workTree: other, home: home)
+    try GitCLI(workTree: temp.directory("clones"), home: home).run("clone", "-q", bare.path, other.path)
+    func plainEdit(_ old: String, _ new: String) throws {
+      try plain.run("pull", "-q", "--no-rebase")
+      let file = other.appendingPathComponent(path)
+      let text = try String(contentsOf: file, encoding: .utf8)
+      try Data(text.replacingOccurrences(of: old, with: new).utf8).write(to: file)
+      try plain.run("commit", "-q", "-am", "edit by hand")
+      try plain.run("push", "-q", "origin", "HEAD:main")
+    }
+
+    XCTAssertTrue(try sync()["backup_ref"] is NSNull, "published")
+    XCTAssertTrue(try sync()["backup_ref"] is NSNull, "up to date")
+    try plainEdit("line one\n", "line one, by hand\n")
+    try write(path, try text(path).replacingOccurrences(of: "line one\n", with: "line one, with nb\n"))
+    let dryRun = try sync("--dry-run")
+    XCTAssertEqual(dryRun["dry_run"] as? Bool, true)
+    XCTAssertTrue(dryRun["backup_ref"] is NSNull, "a dry run keeps no backup")
+    let merged = try sync()
+    XCTAssertNotNil(merged["backup_ref"] as? String)
+    let conflicts = try XCTUnwrap(merged["conflicts"] as? [[String: Any]])
+    XCTAssertEqual(conflicts.count, 1)
+    XCTAssertEqual(conflicts.first.map { Set($0.keys) }, ["path", "winner", "loser", "kept_at", "reason"])
+    try plainEdit("line two\n", "line two, by hand\n")
+    _ = try sync()
+    try write(path, try text(path) + "line three\n")
+    _ = try sync()
+    XCTAssertEqual(outcomes, ["published", "up-to-date", "merged", "merged", "fast-forwarded", "pushed"])
+  }
+
+  /// The keys of `sync --json` the README documents.
+  static let syncKeys: Set<String> = [
+    "outcome", "remote", "dry_run", "received", "sent", "saved", "merged", "conflicts", "resurrected", "warnings",
+    "backup_ref",
+  ]
+
   /// The keys every note listing documents.
   static let noteKeys: Set<String> = ["path", "id", "title", "notebook", "tags", "created", "updated", "aliases"]
 }
