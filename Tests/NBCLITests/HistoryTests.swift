@@ -96,5 +96,8 @@ final class HistoryTests: NBCLITestCase {
     let entries = try jsonArray("history", "work/note-\(omitted).md", "--json")
     XCTAssertEqual(entries.compactMap { $0["commit"] as? String }, [renamed, setUp])
     XCTAssertEqual(entries.first?["change"] as? String, "modified")
+    // By its id, too: the id is read from the stored files, not from the trailers.
+    let byID = try jsonArray("history", ids[omitted], "--json")
+    XCTAssertEqual(byID.compactMap { $0["commit"] as? String }, [renamed, setUp])
   }
 }

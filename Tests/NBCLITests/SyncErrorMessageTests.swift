@@ -41,6 +41,14 @@ final class SyncErrorMessageTests: NBCLITestCase {
       url: temp.file("unmounted/notes.git").path, status: 3, words: ["does not exist", "mounted", "nothing was sent"])
   }
 
+  func testAHostThatDoesNotAnswerIsOfflineAndSaysWhatToCheck() throws {
+    // A port nothing listens on: the connection is refused, as for a server that is down.
+    let port = try LocalPort.free()
+    try assertSyncFails(
+      url: "git://127.0.0.1:\(port)/notes.git", status: 3,
+      words: ["did not answer", "check the network connection", "nothing was sent"])
+  }
+
   func testHTTPNotFoundSaysSoAndHowToFixTheURL() throws {
     try XCTSkipUnless(GitHTTPServer.isAvailable, "python3 is needed for the HTTP test server")
     let served = try temp.directory("served")
@@ -56,5 +64,56 @@ final class SyncErrorMessageTests: NBCLITestCase {
     let server = try GitHTTPServer(basePath: served, environment: git.environment, basicAuth: ("alice", "right"))
     defer { server.stop() }
     try assertSyncFails(url: server.url("notes.git"), status: nil, words: ["refused the credentials", "NB_GIT_TOKEN"])
+  }
+
+  // MARK: - NB_GIT_TOKEN and the user name
+
+  /// A bare repository served over HTTP by a server that accepts only alice with the password `right` (as servers
+  /// that check the user do: a token with the wrong user is refused).
+  private func serverCheckingTheUser() throws -> (server: GitHTTPServer, bare: GitCLI) {
+    try XCTSkipUnless(GitHTTPServer.isAvailable, "python3 is needed for the HTTP test server")
+    let served = try temp.directory("served")
+    let bare = served.appendingPathComponent("notes.git")
+    _ = try git.run("init", "--bare", "--quiet", bare.path)
+    let server = try GitHTTPServer(basePath: served, environment: git.environment, basicAuth: ("alice", "right"))
+    return (server, try GitCLI(workTree: bare, home: home))
+  }
+
+  /// Checks with the real git that the remote's `main` is this repository's HEAD.
+  private func assertPublished(to bare: GitCLI, file: StaticString = #filePath, line: UInt = #line) throws {
+    XCTAssertEqual(try bare.revParse("refs/heads/main"), try git.revParse("HEAD"), file: file, line: line)
+  }
+
+  func testTheTokenGoesWithTheUserTheURLNames() throws {
+    let (server, bare) = try serverCheckingTheUser()
+    defer { server.stop() }
+    try nbSucceeds("remote", "add", "origin", "http://alice@127.0.0.1:\(server.port)/notes.git")
+    try nbSucceeds("sync", env: ["NB_GIT_TOKEN": "right"])
+    try assertPublished(to: bare)
+  }
+
+  func testWithoutAUserInTheURLTheTokenGoesWithTheUserGitCredentialKnows() throws {
+    let (server, bare) = try serverCheckingTheUser()
+    defer { server.stop() }
+    // The user's helper knows alice, with a password that no longer works: the token is tried with her name.
+    try git.run("config", "--global", "credential.helper", "store")
+    try Data("http://alice:stale@127.0.0.1:\(server.port)\n".utf8).write(
+      to: home.appendingPathComponent(".git-credentials"))
+    try nbSucceeds("remote", "add", "origin", server.url("notes.git"))
+    try nbSucceeds("sync", env: ["NB_GIT_TOKEN": "right"])
+    try assertPublished(to: bare)
+  }
+
+  /// With no user anywhere, the token goes with GitHub's `x-access-token`; a server that checks the user refuses
+  /// it, and the message says what to check (the README says to put the user in the URL).
+  func testWithoutAnyUserAServerThatChecksItRefusesTheToken() throws {
+    let (server, _) = try serverCheckingTheUser()
+    defer { server.stop() }
+    try nbSucceeds("remote", "add", "origin", server.url("notes.git"))
+    let before = try snapshot()
+    let result = try nb("sync", env: ["NB_GIT_TOKEN": "right"])
+    assertOneLineError(result, mentioning: [server.url("notes.git"), "refused the credentials", "NB_GIT_TOKEN"])
+    XCTAssertNotEqual(result.status, 3)
+    XCTAssertEqual(try snapshot(), before)
   }
 }

@@ -73,4 +73,32 @@ final class SyncPlainGitTimeTests: TwoDeviceTestCase {
     XCTAssertFalse(copied.contains("laptop"), copied)
     try converge()
   }
+
+  /// B (git only) changes `tags`, the line right after the `updated` line nb rewrites on A's body edit: lines that
+  /// plain git's text merge cannot take apart, but different keys, so A's sync merges them with no conflict copy
+  /// and B takes the result with a plain `git pull`.
+  func testAPlainGitEditBesideTheUpdatedLineMergesWithAnNbEditWithoutACopy() throws {
+    let note = try share([Seed(title: "Plan", content: SyncTableScenarios.fiveLines, tags: "work")])[0]
+    let base = try b.read(note.path)
+    try a.replaceLine(note.path, "line two", with: "line two, laptop")
+    try a.ok("save")
+    let aText = try a.read(note.path)
+    try b.replaceLine(note.path, "tags: [work]", with: "tags: [work, urgent]")
+    let bText = try b.read(note.path)
+    let files = ["base", "laptop", "desktop"].map { temp.file("adjacent-\($0).md") }
+    for (file, text) in zip(files, [base, aText, bText]) { try Data(text.utf8).write(to: file) }
+    XCTAssertNotEqual(
+      try b.git.result(["merge-file", "-p", files[1].path, files[0].path, files[2].path]).status, 0,
+      "the edits must be ones git's line merge conflicts on")
+    try b.git.run("commit", "-q", "-am", "tag by hand")
+    try b.git.run("push", "-q", "origin", "HEAD:main")
+
+    let merge = try a.sync()
+    XCTAssertEqual(merge.outcome, "merged")
+    XCTAssertEqual(merge.conflicts.count, 0, "\(merge.conflicts)")
+    XCTAssertEqual(merge.merged, [note.path])
+    XCTAssertEqual(
+      try a.read(note.path), aText.replacingOccurrences(of: "tags: [work]\n", with: "tags: [work, urgent]\n"))
+    try converge()
+  }
 }

@@ -11,9 +11,13 @@ final class BackupRetentionTests: XCTestCase {
   func testTheTimeIsReadFromTheName() {
     XCTAssertEqual(BackupRetention.time(of: "refs/nb/backup/20261124T120000Z-abc1234"), now)
     XCTAssertEqual(BackupRetention.time(of: "refs/nb/backup/20261124T120000Z"), now)
+    XCTAssertEqual(
+      BackupRetention.time(of: "refs/nb/backup/20240229T235959Z-x"), Date(timeIntervalSince1970: 1_709_251_199),
+      "a leap day")
     for name in [
       "refs/nb/backup/by-hand", "refs/nb/backup/20261124-120000Z", "refs/nb/backup/20261324T120000Z-x",
-      "refs/heads/20261124T120000Z", "refs/nb/backup/2026112xT120000Z",
+      "refs/heads/20261124T120000Z", "refs/nb/backup/2026112xT120000Z", "refs/nb/backup/20250229T120000Z-x",
+      "refs/nb/backup/20260230T120000Z-x", "refs/nb/backup/20261124T240000Z-x", "refs/nb/backup/20261124T126000Z-x",
     ] {
       XCTAssertNil(BackupRetention.time(of: name), name)
     }

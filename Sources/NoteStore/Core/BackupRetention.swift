@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Which sync backups (`refs/nb/backup/<yyyyMMddTHHmmssZ>-<short id>`) have outlived `backup_days`.
 ///
@@ -36,10 +37,12 @@ enum BackupRetention {
     guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8), let hour = number(9..<11),
       let minute = number(11..<13), let second = number(13..<15)
     else { return nil }
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC")!
-    let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-    guard components.isValidDate(in: calendar) else { return nil }
-    return calendar.date(from: components)
+    // The same civil-day arithmetic that wrote the name (SyncPolicy.compactUTC), not a Calendar with its defaults.
+    guard (1...12).contains(month), (1...CivilTime.daysInMonth(year: year, month: month)).contains(day), hour < 24,
+      minute < 60, second < 60
+    else { return nil }
+    let seconds =
+      CivilTime.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    return Date(timeIntervalSince1970: TimeInterval(seconds))
   }
 }

@@ -1,5 +1,7 @@
 import Foundation
-import GitKit
+// `internal`: the compiler then refuses any public or package declaration of NoteStore that names a GitKit type,
+// so an app embedding NoteStore never needs GitKit (NoteStoreAPITests only checks what it happens to call).
+internal import GitKit
 
 /// The one place NoteStore talks to git: every commit nb makes and every commit that arrives passes through here.
 ///
