@@ -72,6 +72,7 @@ let package = Package(
     // Depends on NoteStore alone: compiles only while the public API holds no GitKit type.
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),
+    .testTarget(name: "NoteWatchTests", dependencies: ["NoteWatch", "NoteStore", "GitKit", "NBTestSupport"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -73,11 +73,11 @@ public final class RepositoryWatcher: @unchecked Sendable {
     (changes, continuation) = AsyncStream.makeStream(of: RepositoryChange.self, bufferingPolicy: .unbounded)
   }
 
-  /// Runs on a thread of its own; a failure to start or run ends with a `.notice(.error)` and `.stopped`.
+  /// Runs on a thread of its own; a failure to start or run ends with a `.notice(.error)` and `.stopped` (as it
+  /// does for ``run()``).
   public func start() {
-    let thread = Thread { [self] in
-      do { try run() } catch { emit(.notice(WatchNotice(kind: .error, message: "\(error)", path: nil))) }
-    }
+    // run() has reported its error on the stream already.
+    let thread = Thread { [self] in try? run() }
     thread.name = "nb watch"
     thread.start()
   }
@@ -109,8 +109,13 @@ public final class RepositoryWatcher: @unchecked Sendable {
       continuation.finish()
       finished.signal()
     }
-    var engine = try Engine(watcher: self)
-    try engine.run()
+    do {
+      var engine = try Engine(watcher: self)
+      try engine.run()
+    } catch {
+      emit(.notice(WatchNotice(kind: .error, message: "\(error)", path: nil)))
+      throw error
+    }
   }
 
   fileprivate func emit(_ change: RepositoryChange) {
