@@ -24,7 +24,7 @@ struct Watch: ParsableCommand {
 
   @Option(help: "Quiet time after the last edit before committing (default 2s).") var debounce: String?
   @Flag(inversion: .prefixedNo, help: "Sync: push after each commit, merge what the remote gets.") var sync: Bool?
-  @Option(help: "How often to ask the remote whether it moved, with --sync (default 30s).") var interval: String?
+  @Option(help: "How often to ask the remote whether it moved, with --sync (default 3s).") var interval: String?
   @Option(help: "The remote to sync with (default origin).") var remote: String?
   @Option(help: "A command to run after each commit (see below).") var onCommit: String?
   @Option(help: "This device's name in its commits (default: $NB_DEVICE, else the host name).") var device: String?

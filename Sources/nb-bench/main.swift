@@ -19,6 +19,8 @@ struct Options {
   var xwmx: String?
   /// Measure `nb sync` against `git pull --no-rebase && git push` instead of saves.
   var sync = false
+  /// Measure `nb watch`: propagation between two syncing watchers, write-to-commit latency, idle cost.
+  var watch = false
   /// Measure ink parse + render of one dense page instead (in process; needs no nb binary).
   var ink = false
   /// Measure search, listing and counting over a generated vault (or `corpus`) against rg and git grep instead.
@@ -44,6 +46,7 @@ struct Options {
       case "--xwmx": xwmx = iterator.next()
       case "--sync": sync = true
       case "--ink": ink = true
+      case "--watch": watch = true
       case "--search": search = true
       case "--corpus": corpus = iterator.next()
       case "--seed": seed = UInt64(iterator.next() ?? "") ?? seed
@@ -52,7 +55,7 @@ struct Options {
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync] [--ink] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
+              + " [--sync] [--watch] [--ink] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
         exit(2)
       }
     }
@@ -366,6 +369,8 @@ print(
     + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
 if options.sync {
   try syncBenchmark(options: options)
+} else if options.watch {
+  try watchBenchmark(options: options)
 } else if options.search {
   try searchBenchmark(options: options)
 } else {

@@ -103,7 +103,7 @@ final class WatchSettingsTests: XCTestCase {
     XCTAssertEqual(settings.remote, "backup")
     XCTAssertEqual(settings.maxDelay, 60)
     XCTAssertEqual(WatchSettings().debounce, 2)
-    XCTAssertEqual(WatchSettings().interval, 30)
+    XCTAssertEqual(WatchSettings().interval, 3)
     XCTAssertFalse(WatchSettings().sync)
   }
 
