@@ -29,6 +29,8 @@ let package = Package(
     .target(name: "TextFormat"),
     // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation only.
     .target(name: "InkKit", dependencies: ["TextFormat"]),
+    // Kernel file notifications for `nb watch`: inotify on Linux, polling elsewhere. Foundation and the C library only.
+    .target(name: "FileWatch"),
     .target(
       name: "NoteStore",
       dependencies: [
@@ -58,6 +60,7 @@ let package = Package(
     .target(name: "NBTestSupport", dependencies: ["GitKit", "CLibGit2"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
+    .testTarget(name: "FileWatchTests", dependencies: ["FileWatch", "NBTestSupport"]),
     .testTarget(
       name: "NoteStoreTests",
       dependencies: [
