@@ -30,6 +30,8 @@ let package = Package(
     .target(name: "TextFormat"),
     // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation only.
     .target(name: "InkKit", dependencies: ["TextFormat"]),
+    // Kernel file notifications for `nb watch`: inotify on Linux, polling elsewhere. Foundation and the C library only.
+    .target(name: "FileWatch"),
     .target(
       name: "NoteStore",
       dependencies: [
@@ -42,8 +44,6 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
-    // Kernel file notifications (inotify; polling elsewhere). Foundation only.
-    .target(name: "FileWatch"),
     // `nb watch` as a library: commit editors' saves after a quiet moment, sync, a stream of changes for apps.
     .target(name: "NoteWatch", dependencies: ["NoteStore", "FileWatch"]),
     .target(
@@ -64,6 +64,7 @@ let package = Package(
     .target(name: "NBTestSupport", dependencies: ["GitKit", "CLibGit2"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
+    .testTarget(name: "FileWatchTests", dependencies: ["FileWatch", "NBTestSupport"]),
     .testTarget(
       name: "NoteStoreTests",
       dependencies: [

@@ -16,8 +16,8 @@ struct EntryStat: Equatable {
   var isDirectory: Bool
 
   init(_ st: stat) {
-    device = UInt64(st.st_dev)
-    inode = UInt64(st.st_ino)
+    device = UInt64(truncatingIfNeeded: st.st_dev)  // signed on Darwin
+    inode = UInt64(truncatingIfNeeded: st.st_ino)
     size = Int64(st.st_size)
     #if canImport(Darwin)
       modifiedNanoseconds = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
@@ -90,7 +90,8 @@ enum FileSystem {
 
   /// Whether `path` is `prefix` or lies under it.
   static func isWithin(_ path: String, _ prefix: String) -> Bool {
-    prefix.isEmpty || path == prefix || (path.hasPrefix(prefix) && path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
+    prefix.isEmpty || path == prefix
+      || (path.hasPrefix(prefix) && path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/"))
   }
 
   /// An integer read from a file such as `/proc/sys/fs/inotify/max_user_watches`, nil when unreadable.

@@ -53,7 +53,8 @@
       buffer = [UInt8](repeating: 0, count: Self.readSize)
       switch FileSystem.status(of: root) {
       case .failure(let error):
-        throw error.code == ENOENT ? FileWatchError.rootMissing(path: root)
+        throw error.code == ENOENT
+          ? FileWatchError.rootMissing(path: root)
           : FileWatchError.system(call: "stat", path: root, errno: error.code)
       case .success(let info):
         guard info.isDirectory else { throw FileWatchError.notADirectory(path: root) }
@@ -67,7 +68,9 @@
       do {
         var seen = Set<Int32>()
         var events: [FileEvent] = []
-        switch try watchTree("", announce: false, report: false, seen: &seen, events: &events) {
+        // A subdirectory that cannot be watched (no permission) is left out, as the polling scan leaves it out.
+        var unwatchable: [(path: String, errno: Int32)] = []
+        switch try watchTree("", announce: false, report: false, seen: &seen, events: &events, failures: &unwatchable) {
         case .watched: rootWatch = watchByPath[""] ?? -1
         case .failed(let code): throw FileWatchError.system(call: "inotify_add_watch", path: root, errno: code)
         }
@@ -100,8 +103,9 @@
       } catch let limit as InotifyLimit {
         return .fallBackToPolling(notice: limit.notice(pollInterval: options.pollInterval))
       } catch {
-        return .fallBackToPolling(notice: "inotify failed (\(error)); polling every "
-          + "\(Notice.seconds(options.pollInterval)) s instead")
+        return .fallBackToPolling(
+          notice: "inotify failed (\(error)); polling every "
+            + "\(Notice.seconds(options.pollInterval)) s instead")
       }
     }
 
@@ -116,8 +120,9 @@
         if n < 0 && errno == EINTR { continue }
         if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK {
           let reason = String(cString: strerror(errno))
-          return .fallBackToPolling(notice: "reading inotify failed (\(reason)); polling every "
-            + "\(Notice.seconds(options.pollInterval)) s instead")
+          return .fallBackToPolling(
+            notice: "reading inotify failed (\(reason)); polling every "
+              + "\(Notice.seconds(options.pollInterval)) s instead")
         }
         break
       }
@@ -139,8 +144,10 @@
         // loses its watch.
         var seen = Set<Int32>()
         var ignoredEvents: [FileEvent] = []
-        guard case .watched = try watchTree("", announce: false, report: false, seen: &seen, events: &ignoredEvents)
-        else { return [.rootGone] }
+        var unwatchable: [(path: String, errno: Int32)] = []
+        let outcome = try watchTree(
+          "", announce: false, report: false, seen: &seen, events: &ignoredEvents, failures: &unwatchable)
+        guard case .watched = outcome else { return [.rootGone] }
         for (wd, _) in pathByWatch where !seen.contains(wd) { unwatch(wd) }
         let limit = FileSystem.integer(at: "/proc/sys/fs/inotify/max_queued_events").map(String.init) ?? "unknown"
         return [
@@ -218,20 +225,20 @@
     }
 
     /// Watches `path` (a directory that just appeared) and everything under it, reporting as created what was
-    /// already inside directories not watched before; returns a rescan reason when `path` exists but could not be
-    /// watched, so whatever happens in it will be missed.
+    /// already inside directories not watched before; returns a rescan reason when a directory in it exists but
+    /// could not be watched, so whatever happens there will be missed.
     private func addTree(_ path: String, events: inout [FileEvent]) throws -> String? {
       var seen = Set<Int32>()
-      let outcome = try watchTree(path, announce: false, report: true, seen: &seen, events: &events)
+      var unwatchable: [(path: String, errno: Int32)] = []
+      _ = try watchTree(path, announce: false, report: true, seen: &seen, events: &events, failures: &unwatchable)
       // Watches still filed under `path` that the walk did not meet: directories now ignored, or gone.
       for (wd, watched) in pathByWatch where !seen.contains(wd) && FileSystem.isWithin(watched, path) {
         unwatch(wd)
       }
-      if case .failed(let code) = outcome, code != ENOENT, code != ENOTDIR {
-        return "could not watch the new directory '\(path)' (\(String(cString: strerror(code)))); "
-          + "changes in it are not seen; rescan everything"
-      }
-      return nil
+      guard let first = unwatchable.first else { return nil }
+      let others = unwatchable.count > 1 ? " and \(unwatchable.count - 1) more" : ""
+      return "could not watch the new directory '\(first.path)'\(others) (\(String(cString: strerror(first.errno)))); "
+        + "changes in it are not seen; rescan everything"
     }
 
     private enum WalkOutcome {
@@ -241,9 +248,11 @@
 
     /// Adds a watch on `path` (the watch before the listing, so an entry made in between is seen by one or the
     /// other), then recurses into its non-ignored subdirectories. A directory whose watch is new gets its files
-    /// (and itself, when `announce`) reported as created when `report` is set.
+    /// (and itself, when `announce`) reported as created when `report` is set. A directory that exists but cannot
+    /// be watched goes to `failures` (one already gone, or replaced by a file, is no failure: its removal follows).
     private func watchTree(
-      _ path: String, announce: Bool, report: Bool, seen: inout Set<Int32>, events: inout [FileEvent]
+      _ path: String, announce: Bool, report: Bool, seen: inout Set<Int32>, events: inout [FileEvent],
+      failures: inout [(path: String, errno: Int32)]
     ) throws -> WalkOutcome {
       let absolute = path.isEmpty ? root : root + "/" + path
       // The root may be a symlink the user named; below it, links are never followed.
@@ -255,6 +264,7 @@
           throw InotifyLimit.watches(
             limit: FileSystem.integer(at: "/proc/sys/fs/inotify/max_user_watches"), watched: pathByWatch.count)
         }
+        if code != ENOENT && code != ENOTDIR { failures.append((path, code)) }
         return .failed(errno: code)
       }
       let isNew = pathByWatch[wd] == nil
@@ -270,7 +280,8 @@
         let child = FileSystem.join(path, entry.name)
         if entry.isDirectory {
           if options.isIgnored(child, true) { continue }
-          _ = try watchTree(child, announce: true, report: report, seen: &seen, events: &events)
+          _ = try watchTree(
+            child, announce: true, report: report, seen: &seen, events: &events, failures: &failures)
         } else if report && isNew {
           events.append(FileEvent(path: child, kind: .created, isDirectory: false))
         }

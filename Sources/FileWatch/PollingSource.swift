@@ -22,7 +22,8 @@ final class PollingSource: WatchSource {
     self.options = options
     switch FileSystem.status(of: root) {
     case .failure(let error):
-      throw error.code == ENOENT ? FileWatchError.rootMissing(path: root)
+      throw error.code == ENOENT
+        ? FileWatchError.rootMissing(path: root)
         : FileWatchError.system(call: "stat", path: root, errno: error.code)
     case .success(let info):
       guard info.isDirectory else { throw FileWatchError.notADirectory(path: root) }
