@@ -191,7 +191,14 @@ public final class RepositoryWatcher: @unchecked Sendable {
       while true {
         var wake = [schedule.deadline.map { max($0, saveNotBefore ?? $0) }]
         if watcher.settings.sync { wake.append(nextRemoteCheck) }
-        let messages = watcher.mailbox.take(until: wake.compactMap { $0 }.min())
+        let deadline = wake.compactMap { $0 }.min()
+        let messages = watcher.mailbox.take(until: deadline)
+        if let deadline, Date().timeIntervalSince(deadline) > 15 {
+          // Woken far past the time asked for: the machine slept (a laptop's lid). Whatever backoff an offline
+          // spell built up is stale; ask the remote now.
+          syncRetry.succeeded()
+          nextRemoteCheck = Date()
+        }
         var stopping = false
         for message in messages {
           switch message {
