@@ -23,6 +23,7 @@ struct Save: ParsableCommand {
     var removed: [String]
     var unstamped: [Unstamped]
     var new_ids: [Copy]
+    var changed_again: [String]
 
     struct Copy: Encodable {
       var path: String
@@ -41,7 +42,8 @@ struct Save: ParsableCommand {
         SaveJSON(
           committed: result.committed, paths: result.paths, notes: result.notes, removed: result.removed,
           unstamped: unstamped,
-          new_ids: result.newIDs.map { SaveJSON.Copy(path: $0.path, original: $0.original) }))
+          new_ids: result.newIDs.map { SaveJSON.Copy(path: $0.path, original: $0.original) },
+          changed_again: result.changedAgain))
     } else if !result.committed {
       print("Nothing to save.")
     } else {
@@ -52,6 +54,11 @@ struct Save: ParsableCommand {
           ? "deleted " : result.notes.contains(path) ? "saved   " : unstamped.contains(path) ? "as is   " : "added   "
         print(Style.dim(mark) + path)
       }
+    }
+    if !result.changedAgain.isEmpty {
+      warn(
+        "\(result.changedAgain.joined(separator: ", ")) changed again while being saved (an editor still writing?); "
+          + "left as it is: run 'nb save' again")
     }
     for copy in result.newIDs {
       warn("\(copy.path) had the id of \(copy.original) (a copy?); it now has an id of its own")

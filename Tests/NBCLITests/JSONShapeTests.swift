@@ -103,6 +103,20 @@ final class JSONShapeTests: NBCLITestCase {
     XCTAssertEqual(notebooks.compactMap { $0["title"] as? String }, ["inbox", "work", "projects"])
   }
 
+  func testSaveShape() throws {
+    try makeRepository()
+    try write("inbox/loose.md", "just text\n")
+    let saved = try jsonObject("save", "--json")
+    XCTAssertEqual(
+      Set(saved.keys), ["committed", "paths", "notes", "removed", "unstamped", "new_ids", "changed_again"])
+    XCTAssertEqual(saved["committed"] as? Bool, true)
+    XCTAssertEqual(saved["notes"] as? [String], ["inbox/loose.md"])
+    XCTAssertEqual(saved["changed_again"] as? [String], [])
+    let nothing = try jsonObject("save", "--json")
+    XCTAssertEqual(nothing["committed"] as? Bool, false)
+    XCTAssertEqual(nothing["paths"] as? [String], [])
+  }
+
   func testTagListShape() throws {
     try makeRepository()
     try nbSucceeds("add", "A", "--tags", "x,y", "--content", "a")

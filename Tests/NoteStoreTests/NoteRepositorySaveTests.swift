@@ -22,6 +22,51 @@ final class NoteRepositorySaveTests: NoteRepositoryTestCase {
     try assertCleanAndSound()
   }
 
+  /// An editor still writing a note after save read it: the stamp would overwrite the newer bytes, so the note is
+  /// left as the editor wrote it, out of this commit, for the next save.
+  func testANoteThatChangesWhileBeingSavedIsLeftForTheNextSave() throws {
+    try write("inbox/a.md", "---\ntitle: A\n---\nfirst\n")
+    try write("inbox/b.md", "---\ntitle: B\n---\nb\n")
+    // Progress is reported before each file is read and once after the last: by then both have been read.
+    repository.progress = { [unowned self] _, done, total in
+      if done == total { try? self.write("inbox/a.md", "---\ntitle: A\n---\nsecond, still typing\n") }
+    }
+    let result = try repository.save()
+    repository.progress = nil
+    XCTAssertEqual(result.changedAgain, ["inbox/a.md"])
+    XCTAssertEqual(result.paths, ["inbox/b.md"])
+    XCTAssertEqual(result.added, ["inbox/b.md"])
+    XCTAssertEqual(try read("inbox/a.md"), "---\ntitle: A\n---\nsecond, still typing\n")
+    XCTAssertEqual(try git.run("ls-files", "--", "inbox/*.md"), "inbox/b.md\n")
+    let again = try repository.save()
+    XCTAssertEqual(again.paths, ["inbox/a.md"])
+    XCTAssertEqual(again.changedAgain, [])
+    XCTAssertTrue(try read("inbox/a.md").contains("\nid: "))
+  }
+
+  /// A watcher leaves a note it cannot read out of the commit (the person is mid-edit); `nb save` commits it as is.
+  func testLeavingUnstampableNotesOut() throws {
+    try write("inbox/bad.md", "---\ntitle: [broken\n---\n")
+    try write("inbox/good.md", "---\ntitle: Good\n---\n")
+    try write("inbox/4913", "")
+    let result = try repository.save(SaveOptions(leaveUnstampable: true, leaveOut: { $0.hasSuffix("4913") }))
+    XCTAssertEqual(result.paths, ["inbox/good.md"])
+    XCTAssertEqual(result.unstamped.map { $0.location?.path }, ["inbox/bad.md"])
+    XCTAssertEqual(try git.run("ls-files", "--", "inbox/*.md", "inbox/4913"), "inbox/good.md\n")
+    let plain = try repository.save()
+    XCTAssertEqual(plain.paths, ["inbox/4913", "inbox/bad.md"])
+  }
+
+  func testAFileMovedByHandIsReportedAsAMove() throws {
+    let note = try repository.createNote(NoteDraft(title: "Moved", content: "text\n"))
+    try FileManager.default.createDirectory(at: url("archive"), withIntermediateDirectories: true)
+    try FileManager.default.moveItem(at: url(note.path), to: url("archive/moved.md"))
+    let result = try repository.save()
+    XCTAssertEqual(result.moved, [SaveResult.Move(from: note.path, to: "archive/moved.md")])
+    XCTAssertEqual(result.added, ["archive/moved.md"])
+    XCTAssertEqual(result.removed, [note.path])
+  }
+
   func testNoteWithoutFrontMatterGetsMinimalBlock() throws {
     try write("inbox/plain.md", "# Hello\n\nBody\n")
     try write("crlf.md", "Line one\r\nLine two\r\n")
