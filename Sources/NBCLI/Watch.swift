@@ -82,8 +82,12 @@ struct Watch: ParsableCommand {
       sources.forEach { $0.cancel() }
       printer.finish()
     }
-    // A repository that goes away ends it with WatchError's message and status 1.
-    try watcher.run()
+    do {
+      try watcher.run()
+    } catch {
+      // The printer has said why (a `failed` notice): the repository went away, or watching could not start.
+      throw ExitCode.failure
+    }
   }
 }
 
@@ -160,6 +164,7 @@ final class WatchPrinter: @unchecked Sendable {
     case .notice(let notice):
       switch notice.kind {
       case .online, .resumed: out("\(time) \(notice.message)")
+      case .failed: FileHandle.standardError.write(Data("Error: \(notice.message)\n".utf8))
       default: FileHandle.standardError.write(Data("\(time) \(Style.yellow("warning:")) \(notice.message)\n".utf8))
       }
     case .stopped:

@@ -228,7 +228,7 @@ final class RepositoryWatcherTests: XCTestCase {
     try FileManager.default.moveItem(at: root, to: temp.file("moved-away"))
     try wait("stopped") { recorder.all.last == .stopped }
     XCTAssertTrue(
-      recorder.notices.contains { $0.kind == .error && $0.message.contains("deleted or moved away") },
+      recorder.notices.contains { $0.kind == .failed && $0.message.contains("deleted or moved away") },
       "\(recorder.notices)")
   }
 }

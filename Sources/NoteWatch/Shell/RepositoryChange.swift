@@ -68,6 +68,9 @@ public struct WatchNotice: Equatable, Sendable {
     case rescan
     /// A save or sync failed for another reason; it is retried.
     case error
+    /// Watching ended because of this error (the repository went away, the watches could not be set up);
+    /// ``RepositoryChange/stopped`` follows.
+    case failed
   }
   /// What kind of thing happened.
   public var kind: Kind

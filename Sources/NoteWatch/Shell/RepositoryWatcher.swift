@@ -73,7 +73,7 @@ public final class RepositoryWatcher: @unchecked Sendable {
     (changes, continuation) = AsyncStream.makeStream(of: RepositoryChange.self, bufferingPolicy: .unbounded)
   }
 
-  /// Runs on a thread of its own; a failure to start or run ends with a `.notice(.error)` and `.stopped` (as it
+  /// Runs on a thread of its own; a failure to start or run ends with a `.notice(.failed)` and `.stopped` (as it
   /// does for ``run()``).
   public func start() {
     // run() has reported its error on the stream already.
@@ -113,7 +113,7 @@ public final class RepositoryWatcher: @unchecked Sendable {
       var engine = try Engine(watcher: self)
       try engine.run()
     } catch {
-      emit(.notice(WatchNotice(kind: .error, message: "\(error)", path: nil)))
+      emit(.notice(WatchNotice(kind: .failed, message: "\(error)", path: nil)))
       throw error
     }
   }
