@@ -28,6 +28,10 @@ import Foundation
 ///   made before the request. A watcher that does not answer within 100 ms costs that query a walk, and the next
 ///   queries walk without asking until the answer shows up.
 ///
+/// What to record: every path the tree's watches report (`IN_MODIFY`, `IN_CLOSE_WRITE`, `IN_ATTRIB`, `IN_CREATE`,
+/// `IN_DELETE`, `IN_MOVED_FROM`, `IN_MOVED_TO`; a directory's own events as a directory), and a rescan on
+/// `IN_Q_OVERFLOW`. Paths in hidden directories are ignored by readers.
+///
 /// Nothing here is needed for correctness: the journal is a hint, and any doubt (no live owner, another session,
 /// a `rescan`, a line that cannot be read, a missing file) means the reader walks the whole tree as it does
 /// without a watcher. Lines are appended with one `write()` per call and never synced: a crash loses nothing,
@@ -47,8 +51,10 @@ public final class ChangeJournal: @unchecked Sendable {
 
   /// The directory readers create their requests in. The watcher watches it (`IN_CREATE`) with the inotify
   /// instance that watches the tree, and calls ``acknowledge(request:)`` with each new file's name, in the order
-  /// its events arrive. If that watch ends (`IN_IGNORED`: someone deleted `.git/nb/watch`), call `record([])`,
-  /// which makes the directory again, then watch it again.
+  /// its events arrive (it is the one directory under `.git` to watch: the journal's own writes must not be
+  /// events). If that watch ends (`IN_IGNORED`: someone deleted `.git/nb/watch`), call `record([])`, which makes
+  /// the directory again, then watch it again. A query made in the watcher's own process waits for this answer
+  /// too: answer on a thread that never waits for a query.
   public var requestDirectory: String { directory + "/requests" }
 
   /// Guards everything below: a watcher may record from one thread and answer from another.

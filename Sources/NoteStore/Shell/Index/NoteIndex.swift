@@ -369,8 +369,17 @@ final class NoteIndex {
       }
     }
     // Without a live watcher there is nothing to store (a cursor of a session that ended is never used again).
-    let watch = journal.cursor.map { WatchState(cursor: $0, unanswered: journal.unanswered) }
-    guard !stale.isEmpty || state.head != head || (watch != nil && watch != watched) else { return }
+    // When the journal held nothing but answers to requests, the cursor stays where it was: reading a few more
+    // lines next time costs less than a write transaction on every query.
+    var watch = journal.cursor.map { WatchState(cursor: $0, unanswered: journal.unanswered) }
+    if let cursor = journal.cursor, let stored = watched?.cursor, cursor.session == stored.session,
+      journal.changes != .everything, stale.isEmpty, state.head == head, journal.unanswered == watched?.unanswered,
+      cursor.offset - stored.offset < Self.unreadJournalLimit
+    {
+      watch = nil
+    }
+    if watch == watched { watch = nil }
+    guard !stale.isEmpty || state.head != head || watch != nil else { return }
     try queue.inTransaction(.immediate) { db in
       try syncAll(db, stale)
       try Self.setMeta(db, "head", head)
@@ -378,6 +387,9 @@ final class NoteIndex {
       return .commit
     }
   }
+
+  /// How far the stored journal cursor may lag behind when nothing else is written (see ``update(_:)``).
+  static let unreadJournalLimit = 65_536
 
   /// The change journal's state the rows reflect (meta `watch` and `watch_unanswered`).
   struct WatchState: Equatable {
@@ -609,7 +621,7 @@ final class NoteIndex {
             size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5] != 0, hasInk: row[6] != 0)
         }
       }
-      try walk(root: root, under: tops) { directory, files, ink in
+      walk(root: root, under: tops) { directory, files, ink in
         for (name, info) in files {
           let path = RepoPaths.join(directory, name)
           if let row = rows.removeValue(forKey: path),
