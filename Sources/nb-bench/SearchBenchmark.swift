@@ -1,4 +1,6 @@
 import Foundation
+import NBTestSupport
+import NoteStore
 
 #if canImport(Glibc)
   import Glibc
@@ -175,6 +177,44 @@ private func searchBenchmark(
     SearchRow(
       name: "nb search NEWWORD, first run after an edit outside nb", p50: percentile(external, 0.5),
       p95: percentile(external, 0.95), results: "found \(externalFound)/\(samples)"))
+
+  // The same while a watcher runs: this process owns the change journal (as `nb watch` would) and answers the
+  // requests of each nb search, which then checks only the recorded paths instead of walking the tree.
+  if let repository = try? NoteRepository.open(at: URL(fileURLWithPath: root)),
+    let journal = try ChangeJournal.open(repository: repository)
+  {
+    let answering = try NewFileWatcher(directory: journal.requestDirectory) { [journal] in
+      journal.acknowledge(request: $0)
+    }
+    // The first command of a session walks once.
+    _ = spawn(nbArguments(["search"] + limit + [terms.rare]), cwd: root)
+    rows.append(
+      measure(
+        "nb search\(limitLabel) '\(terms.rare)' while a watcher keeps a change journal (no walk)",
+        nbArguments(["search"] + limit + [terms.rare])))
+    var watched: [Double] = []
+    var watchedFound = 0
+    for sample in 0..<samples {
+      let word = "qxwatched" + unique + letters(sample)
+      let relative = corpus.paths[(sample * 7_919 + 29) % count]
+      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(root)/\(relative)"))
+      try handle.seekToEnd()
+      try handle.write(contentsOf: Data("\nFollow-up: the \(word) showed up.\n".utf8))
+      try handle.close()
+      journal.record([(path: relative, isDirectory: false)])
+      let run = spawn(nbArguments(["search"] + limit + [word]), cwd: root, output: output)
+      watched.append(run.seconds)
+      if run.status == 0, results() == "1" { watchedFound += 1 }
+    }
+    rows.append(
+      SearchRow(
+        name: "nb search NEWWORD, first run after an edit the watcher recorded", p50: percentile(watched, 0.5),
+        p95: percentile(watched, 0.95), results: "found \(watchedFound)/\(samples)"))
+    answering.stop()
+    journal.close()
+  } else {
+    rows.append(SearchRow(name: "nb search with a watcher's change journal", missing: "n/a (no change journal)"))
+  }
 
   // nb add, then the first search for a word only the new note holds.
   var adds: [Double] = []

@@ -18,7 +18,8 @@ import GRDB
 ///   the index reflects against HEAD's, so only the notes that changed are read again;
 /// - uncommitted edits are found by a walk of the work tree that compares each `.md` file's stat data (size,
 ///   mtime, ctime, inode) with what the index recorded. A file modified within two seconds of being read is
-///   "racy" (a second write in the same clock tick would not move its mtime) and is read again next time.
+///   "racy" (a second write in the same clock tick would not move its mtime) and is read again next time. While a
+///   watcher (`nb watch`) keeps a ``ChangeJournal``, only the paths it recorded are compared instead.
 ///
 /// Readers never wait for a writer (WAL); refreshes are `BEGIN IMMEDIATE` transactions that make the rows of the
 /// paths they touch match the disk at that moment, so two processes refreshing at once agree. A full build is one
@@ -229,7 +230,9 @@ final class NoteIndex {
   ///   keys nb gives no meaning (`due`, `priority`, `status`).
   /// - `fts`: FTS5 over title, tags and body (the first ``IndexedDocument/bodyLimit`` bytes), rowid = note rowid,
   ///   tokenized by ``IndexTokenizer``; it keeps its text for `snippet()`.
-  /// - `meta`: `complete` (`1` once a build finished) and `head` (the commit the rows reflect).
+  /// - `meta`: `complete` (`1` once a build finished), `head` (the commit the rows reflect), `watch` (the change
+  ///   journal session and offset the rows reflect, `<session> <offset>`) and `watch_unanswered` (a request to the
+  ///   watcher still unanswered, see ``ChangeJournal``).
   static func createSchema(_ db: Database) throws {
     // Virtual tables first: dropping one drops its shadow tables, which must not go before it.
     let tables = try String.fetchAll(
@@ -307,6 +310,8 @@ final class NoteIndex {
     if let reason, announceBuild { notice("rebuilding the note index: \(reason)") }
     announceBuild = true
     let head = try currentHead()
+    // Before the walk: whatever the watcher records from here on is read by the next command.
+    let journal = ChangeJournal.look(gitDirectory: repository.gitDirectory, cursor: nil, unanswered: nil)
     // WAL is a property of the file: set once here, not on every open (which costs each command a round trip).
     if !inMemory { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") } }
     try queue.inTransaction(.immediate) { db in
@@ -318,6 +323,7 @@ final class NoteIndex {
       }
       try syncAll(db, paths)
       try Self.setMeta(db, "head", head)
+      if let cursor = journal.cursor { try Self.setWatch(db, WatchState(cursor: cursor, unanswered: nil)) }
       try Self.setMeta(db, "complete", "1")
       return .commit
     }
@@ -336,7 +342,10 @@ final class NoteIndex {
 
   /// Builds the index when it cannot answer, else brings it up to date with HEAD and the work tree.
   private func update(_ queue: DatabaseQueue) throws {
-    let state = try queue.read(Self.state)
+    let (state, watched) = try queue.read { db in
+      let state = try Self.state(db)
+      return (state, state.usable ? try Self.watch(db) : nil)
+    }
     guard state.usable else { return try build(queue, reason: state.problem, force: false) }
     let head = try currentHead()
     var forced = Set<String>()
@@ -349,13 +358,55 @@ final class NoteIndex {
       }
       forced = try git.changedPaths(from: state.head, to: head)
     }
-    let stale = try queue.read { db in try Self.stalePaths(db, root: root, forced: forced) }
-    guard !stale.isEmpty || state.head != head else { return }
+    let journal = ChangeJournal.look(
+      gitDirectory: repository.gitDirectory, cursor: watched?.cursor, unanswered: watched?.unanswered)
+    let stale = try queue.read { db in
+      switch journal.changes {
+      case .everything:
+        return try Self.stalePaths(db, root: root, forced: forced)
+      case .paths(let files, let directories):
+        return try Self.stalePaths(db, root: root, forced: forced, files: files, directories: directories)
+      }
+    }
+    // Without a live watcher there is nothing to store (a cursor of a session that ended is never used again).
+    // When the journal held nothing but answers to requests, the cursor stays where it was: reading a few more
+    // lines next time costs less than a write transaction on every query.
+    var watch = journal.cursor.map { WatchState(cursor: $0, unanswered: journal.unanswered) }
+    if let cursor = journal.cursor, let stored = watched?.cursor, cursor.session == stored.session,
+      journal.changes != .everything, stale.isEmpty, state.head == head, journal.unanswered == watched?.unanswered,
+      cursor.offset - stored.offset < Self.unreadJournalLimit
+    {
+      watch = nil
+    }
+    if watch == watched { watch = nil }
+    guard !stale.isEmpty || state.head != head || watch != nil else { return }
     try queue.inTransaction(.immediate) { db in
       try syncAll(db, stale)
       try Self.setMeta(db, "head", head)
+      if let watch { try Self.setWatch(db, watch) }
       return .commit
     }
+  }
+
+  /// How far the stored journal cursor may lag behind when nothing else is written (see ``update(_:)``).
+  static let unreadJournalLimit = 65_536
+
+  /// The change journal's state the rows reflect (meta `watch` and `watch_unanswered`).
+  struct WatchState: Equatable {
+    var cursor: ChangeJournal.Cursor?
+    var unanswered: String?
+  }
+
+  static func watch(_ db: Database) throws -> WatchState {
+    let unanswered = try meta(db, "watch_unanswered")
+    return WatchState(
+      cursor: try meta(db, "watch").flatMap(ChangeJournal.Cursor.init),
+      unanswered: unanswered?.isEmpty == false ? unanswered : nil)
+  }
+
+  static func setWatch(_ db: Database, _ watch: WatchState) throws {
+    try setMeta(db, "watch", watch.cursor?.text)
+    try setMeta(db, "watch_unanswered", watch.unanswered)
   }
 
   /// HEAD's commit, read from the files under `.git` when possible (no libgit2 start-up on a read).
@@ -415,7 +466,16 @@ final class NoteIndex {
     _ visit: (_ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>)
       throws -> Void
   ) rethrows {
-    for found in listDirectories(root: root) { try visit(found.directory, found.files, found.ink) }
+    try walk(root: root, under: [""], visit)
+  }
+
+  /// The walk of the subtrees `under` (relative directories; `""` is the whole tree) alone.
+  static func walk(
+    root: String, under: [String],
+    _ visit: (_ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>)
+      throws -> Void
+  ) rethrows {
+    for found in listDirectories(root: root, under: under) { try visit(found.directory, found.files, found.ink) }
   }
 
   /// One directory as the walk found it.
@@ -428,14 +488,15 @@ final class NoteIndex {
   /// Lists every directory of the tree on up to four threads (the walk is most of what a query costs at 100 000
   /// notes, and most of that is the kernel's, which runs in parallel). Only the listing is parallel; callers
   /// compare with the index on one thread.
-  private static func listDirectories(root: String) -> [ListedDirectory] {
+  private static func listDirectories(root: String, under: [String]) -> [ListedDirectory] {
     final class Work: @unchecked Sendable {
       let lock = NSLock()
-      var pending = [""]
+      var pending: [String] = []
       var busy = 0
       var results: [ListedDirectory] = []
     }
     let work = Work()
+    work.pending = under
     let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     DispatchQueue.concurrentPerform(iterations: workers) { _ in
       var mine: [ListedDirectory] = []
@@ -511,6 +572,86 @@ final class NoteIndex {
       stale += try String.fetchAll(db, sql: "SELECT path FROM note WHERE dir = ?", arguments: [directory])
     }
     return stale
+  }
+
+  /// The paths whose rows may not match the disk, judged from a change journal's records instead of a walk of the
+  /// whole tree: each recorded note (an ink sidecar stands for its note) compared as the walk compares it, every
+  /// note under a recorded directory (those subtrees are walked; their rows whose files are gone are stale too),
+  /// and `forced` paths. A recorded path that is neither a note nor a sidecar is treated as a directory as well,
+  /// in case the watcher could not tell (checking an attachment that way costs a failed open and one lookup).
+  /// Racy rows elsewhere are not read again: a second write in the same clock tick is an event the watcher
+  /// records like any other.
+  static func stalePaths(
+    _ db: Database, root: String, forced: Set<String>, files: Set<String>, directories: Set<String>
+  ) throws -> [String] {
+    func hidden(_ path: String) -> Bool { path.split(separator: "/").contains { $0.hasPrefix(".") } }
+    var notes = Set<String>()
+    var subtrees = Set<String>()
+    for path in files where !hidden(path) {
+      if let note = notePath(for: path) { notes.insert(note) } else { subtrees.insert(path) }
+    }
+    for path in directories where !hidden(path) {
+      subtrees.insert(path)
+      // A note replaced by a directory of the same name.
+      if RepoPaths.isNotePath(path) { notes.insert(path) }
+    }
+    // A directory inside another recorded one is walked with it.
+    func underAnother(_ path: String) -> Bool {
+      var path = Substring(path)
+      while let slash = path.lastIndex(of: "/") {
+        path = path[..<slash]
+        if subtrees.contains(String(path)) { return true }
+      }
+      return false
+    }
+    let tops = subtrees.filter { !underAnother($0) }.sorted()
+    var stale = Set(forced.compactMap(notePath(for:)))
+    if !tops.isEmpty {
+      var rows: [String: StatRow] = [:]
+      let rowsUnder = try db.cachedStatement(
+        sql: """
+          SELECT path, size, mtime, ctime, inode, racy, has_ink FROM note
+          WHERE dir = ? OR (dir >= ? AND dir < ?)
+          """)
+      for top in tops {
+        // Directories below `top` sort between `top/` and `top0` ("0" follows "/").
+        let cursor = try Row.fetchCursor(rowsUnder, arguments: [top, top + "/", top + "0"])
+        while let row = try cursor.next() {
+          rows[row[0]] = StatRow(
+            size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5] != 0, hasInk: row[6] != 0)
+        }
+      }
+      walk(root: root, under: tops) { directory, files, ink in
+        for (name, info) in files {
+          let path = RepoPaths.join(directory, name)
+          if let row = rows.removeValue(forKey: path),
+            row == StatRow(info, hasInk: ink.contains(String(name.dropLast(3))))
+          {
+            continue
+          }
+          stale.insert(path)
+        }
+      }
+      stale.formUnion(rows.keys)
+    }
+    let rowOfPath = try db.cachedStatement(
+      sql: "SELECT size, mtime, ctime, inode, racy, has_ink FROM note WHERE path = ?")
+    for path in notes where !stale.contains(path) {
+      let info = FileSystem.lstatInfo(root + "/" + path)
+      let row = try Row.fetchOne(rowOfPath, arguments: [path]).map { row in
+        StatRow(size: row[0], mtime: row[1], ctime: row[2], inode: row[3], racy: row[4] != 0, hasInk: row[5] != 0)
+      }
+      if let info, info.isRegular {
+        if let row {
+          let ink = FileSystem.lstatInfo(root + "/" + String(path.dropLast(3)) + RepoPaths.inkSuffix)
+          if row == StatRow(info, hasInk: ink?.isRegular == true) { continue }
+        }
+      } else if row == nil {
+        continue
+      }
+      stale.insert(path)
+    }
+    return stale.sorted()
   }
 
   /// What the walk compares: a row that is not racy and equals the file's is up to date.
