@@ -12,6 +12,11 @@ public struct DirectoryWatchOptions: Sendable {
   /// for every file before an event is reported. Paths relative as in `FileEvent`. nb passes one that skips ".git"
   /// and gitignored paths.
   public var isIgnored: @Sendable (_ path: String, _ isDirectory: Bool) -> Bool
+  /// Directories (relative to the root, inside an ignored directory) watched on their own, not recursively: each
+  /// file created in one is reported as `created`, in order with the tree's events (inotify keeps one queue), and
+  /// the directory's own removal as `removed`. One that does not exist yet, or was removed, is watched as soon as
+  /// it exists again (checked before each wait). nb watches its change journal's request directory this way.
+  public var alsoWatch: [String] = []
   /// Test hook: behave as if the kernel's per-user watch limit were this many watches (nil: the real limit).
   public var watchLimit: Int?
 

@@ -37,6 +37,8 @@
     private var watchByPath: [String: Int32] = [:]
     private var rootWatch: Int32 = -1
     private var buffer: [UInt8]
+    /// The `alsoWatch` directories watched now, by watch.
+    private var extraByWatch: [Int32: String] = [:]
 
     var watchedDirectories: Int { pathByWatch.count }
 
@@ -74,6 +76,7 @@
         case .watched: rootWatch = watchByPath[""] ?? -1
         case .failed(let code): throw FileWatchError.system(call: "inotify_add_watch", path: root, errno: code)
         }
+        watchMissingExtras()
       } catch {
         _ = Glibc.close(fd)
         throw error
@@ -84,7 +87,19 @@
       _ = Glibc.close(fd)
     }
 
+    /// Watches each `alsoWatch` directory that exists and is not watched (only file creations and its own end).
+    private func watchMissingExtras() {
+      let watched = Set(extraByWatch.values)
+      for extra in options.alsoWatch where !watched.contains(extra) {
+        let mask = InotifyMask([.create, .movedTo, .onlyDirectory, .dontFollow])
+        let wd = inotify_add_watch(fd, root + "/" + extra, mask.rawValue)
+        if wd >= 0 { extraByWatch[wd] = extra }
+      }
+    }
+
     func next(wakeFD: Int32) -> WatchStep {
+      // The handler of the last batch may have made a removed extra directory again.
+      watchMissingExtras()
       let ready = waitForInput([wakeFD, fd], timeout: -1)
       if ready[0] { return .woken }
       guard ready[1] else { return .deliver([]) }
@@ -162,6 +177,15 @@
       var rescan: String?
       var rootGone = false
       for record in records {
+        if let extra = extraByWatch[record.wd] {
+          if record.mask.contains(.ignored) {
+            extraByWatch[record.wd] = nil
+            events.append(FileEvent(path: extra, kind: .removed, isDirectory: true))
+          } else if !record.name.isEmpty, !record.mask.contains(.isDirectory) {
+            events.append(FileEvent(path: FileSystem.join(extra, record.name), kind: .created, isDirectory: false))
+          }
+          continue
+        }
         guard let directory = pathByWatch[record.wd] else { continue }  // a watch already dropped
         let mask = record.mask
         if mask.contains(.ignored) {
@@ -213,7 +237,7 @@
       // A source whose destination never came (not even after the wait in `next`) left the tree.
       for origin in departures.values { unwatchTree(origin) }
       var kept: [FileEvent] = []
-      for event in events where !options.isIgnored(event.path, event.isDirectory) {
+      for event in events where isExtra(event.path) || !options.isIgnored(event.path, event.isDirectory) {
         // A write is IN_MODIFY then IN_CLOSE_WRITE: one `modified` is enough.
         if kept.last != event { kept.append(event) }
       }
@@ -222,6 +246,10 @@
       if let rescan { batches.append(.rescan(reason: rescan)) }
       if rootGone { batches.append(.rootGone) }
       return batches
+    }
+
+    private func isExtra(_ path: String) -> Bool {
+      options.alsoWatch.contains { path == $0 || FileSystem.isWithin(path, $0) }
     }
 
     /// Watches `path` (a directory that just appeared) and everything under it, reporting as created what was

@@ -39,7 +39,11 @@ final class PollingSource: WatchSource {
       info.device == rootIdentity.device, info.inode == rootIdentity.inode
     else { return .deliver([.rootGone]) }
     let (current, directories) = Self.scan(root: root, options: options)
-    let events = Self.diff(from: snapshot, to: current).filter { !options.isIgnored($0.path, $0.isDirectory) }
+    // A poll cannot order what it finds; the `alsoWatch` directories' files (a query's request) go last, after
+    // the edits made before them.
+    let found = Self.diff(from: snapshot, to: current)
+    let extra = found.filter { event in options.alsoWatch.contains { FileSystem.isWithin(event.path, $0) } }
+    let events = found.filter { !options.isIgnored($0.path, $0.isDirectory) && !extra.contains($0) } + extra
     snapshot = current
     watchedDirectories = directories
     return .deliver(events.isEmpty ? [] : [.events(events)])
@@ -65,6 +69,14 @@ final class PollingSource: WatchSource {
           pending.append(path)
         }
         entries[path] = info
+      }
+    }
+    // The `alsoWatch` directories: their files only, listed after the tree, so a request made after an edit is
+    // reported after it.
+    for extra in options.alsoWatch {
+      for entry in FileSystem.entries(of: root + "/" + extra, withStat: true) ?? [] {
+        guard let info = entry.stat, !info.isDirectory else { continue }
+        entries[FileSystem.join(extra, entry.name)] = info
       }
     }
     return (entries, directories)

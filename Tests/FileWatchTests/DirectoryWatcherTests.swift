@@ -129,6 +129,44 @@ final class DirectoryWatcherTests: FileWatchTestCase {
       recorder.events.filter { $0.path.hasPrefix(".git") || $0.path.hasSuffix(".swp") }, [], "\(recorder.batches)")
   }
 
+  /// nb's change journal: one directory inside an ignored one, watched alone; a file made there is reported after
+  /// the edits made before it.
+  private func alsoWatched(_ backend: DirectoryWatchOptions.Backend) throws {
+    try mkdir(".git/nb/requests")
+    try mkdir(".git/nb/other")
+    try mkdir("notes")
+    try write(".git/nb/other/x", "x\n")
+    let (_, recorder) = try watch(backend, alsoWatch: [".git/nb/requests"]) { path, _ in
+      path == ".git" || path.hasPrefix(".git/")
+    }
+    try write("notes/edit.md", "e\n")
+    try write(".git/nb/requests/q1", "")
+    try write(".git/nb/other/y", "y\n")
+    XCTAssertTrue(recorder.waitForEvent(".git/nb/requests/q1", .created), "\(recorder.batches)")
+    let paths = recorder.events.map(\.path)
+    let edit = try XCTUnwrap(paths.firstIndex(of: "notes/edit.md"), "\(paths)")
+    XCTAssertLessThan(edit, try XCTUnwrap(paths.firstIndex(of: ".git/nb/requests/q1")))
+    XCTAssertFalse(paths.contains { $0.hasPrefix(".git/nb/other") }, "\(paths)")
+  }
+
+  func testAlsoWatchedDirectoryInotify() throws { try alsoWatched(.inotify) }
+  func testAlsoWatchedDirectoryPolling() throws { try alsoWatched(.polling) }
+
+  /// Removed, it is reported; made again, it is watched again.
+  func testAlsoWatchedDirectoryRemovedAndMadeAgainInotify() throws {
+    try mkdir(".git/nb/requests")
+    try mkdir("notes")
+    let (_, recorder) = try watch(.inotify, alsoWatch: [".git/nb/requests"]) { path, _ in path.hasPrefix(".git") }
+    try FileManager.default.removeItem(atPath: path(".git/nb/requests"))
+    XCTAssertTrue(recorder.waitForEvent(".git/nb/requests", .removed), "\(recorder.batches)")
+    try mkdir(".git/nb/requests")
+    // Checked before each wait: any event brings the watcher round.
+    try write("notes/nudge.md", "n\n")
+    XCTAssertTrue(recorder.waitForEvent("notes/nudge.md", .created, .modified))
+    try write(".git/nb/requests/q2", "")
+    XCTAssertTrue(recorder.waitForEvent(".git/nb/requests/q2", .created), "\(recorder.batches)")
+  }
+
   func testIgnoredDirectoryProducesNothingInotify() throws { try ignored(.inotify) }
   func testIgnoredDirectoryProducesNothingPolling() throws { try ignored(.polling) }
 

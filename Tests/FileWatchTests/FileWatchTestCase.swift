@@ -87,12 +87,13 @@ class FileWatchTestCase: XCTestCase {
 
   /// A started watcher on the root and what it delivers. Polling runs every 50 ms so the tests stay quick.
   func watch(
-    _ backend: DirectoryWatchOptions.Backend, watchLimit: Int? = nil,
+    _ backend: DirectoryWatchOptions.Backend, watchLimit: Int? = nil, alsoWatch: [String] = [],
     isIgnored: @escaping @Sendable (String, Bool) -> Bool = { _, _ in false }, start: Bool = true
   ) throws -> (DirectoryWatcher, Recorder) {
     if backend == .inotify && !hasInotify { throw XCTSkip("inotify is Linux only") }
-    let options = DirectoryWatchOptions(
+    var options = DirectoryWatchOptions(
       backend: backend, pollInterval: 0.05, watchLimit: watchLimit, isIgnored: isIgnored)
+    options.alsoWatch = alsoWatch
     let watcher = try DirectoryWatcher(root: root, options: options)
     watchers.append(watcher)
     let recorder = Recorder()

@@ -223,6 +223,24 @@ final class RepositoryWatcherTests: XCTestCase {
     }
   }
 
+  /// While the watcher runs, a query checks only the paths it recorded, after asking it to catch up: an edit made
+  /// just before the query (not committed yet) is found, and the journal holds it.
+  func testQueriesSeeEditsTheWatcherRecorded() throws {
+    let recorder = try startWatcher(debounce: 30)
+    let repository = try NoteRepository.open(at: root)
+    XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 0)  // the session's one walk
+    for i in 0..<5 {
+      try write("inbox/new-\(i).md", "---\ntitle: New \(i)\n---\nzebracorn \(i)\n")
+      XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), i + 1)
+    }
+    try write("fresh/deep/n.md", "---\ntitle: Deep\n---\nzebracorn deep\n")
+    XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 6)
+    XCTAssertTrue(recorder.saved.isEmpty, "nothing committed yet: the index saw the files through the journal")
+    let journal = try String(contentsOf: root.appendingPathComponent(".git/nb/watch/changes"), encoding: .utf8)
+    XCTAssertTrue(journal.contains("f inbox/new-4.md\n"), journal)
+    XCTAssertTrue(journal.contains("\nack "), journal)
+  }
+
   func testTheRepositoryGoingAwayStopsTheWatcher() throws {
     let recorder = try startWatcher()
     try FileManager.default.moveItem(at: root, to: temp.file("moved-away"))

@@ -158,6 +158,12 @@ public final class RepositoryWatcher: @unchecked Sendable {
         // Everything under .git is git's (and nb's) own bookkeeping; a change there is never an edit.
         path == ".git" || path.hasPrefix(".git/")
       }
+      // Queries ask the change journal's owner to catch up by creating a file there; watched with the tree, so
+      // the request arrives after every edit made before it.
+      let requests = ChangeJournal.requestDirectory(of: repository)
+      let requestDirectory =
+        requests.hasPrefix(watcher.root.path + "/") ? String(requests.dropFirst(watcher.root.path.count + 1)) : nil
+      options.alsoWatch = requestDirectory.map { [$0] } ?? []
       options.backend =
         switch watcher.backend {
         case .automatic: .automatic
@@ -172,13 +178,48 @@ public final class RepositoryWatcher: @unchecked Sendable {
       // After the watches are up: every edit from here on is either recorded or older than the journal's session.
       journal = try? ChangeJournal.open(repository: repository)
       let mailbox = watcher.mailbox
-      files.start { batch in mailbox.post(.files(batch)) }
+      let journal = self.journal
+      files.start { batch in
+        // Recorded here, on the notification thread, not by the engine: a query waits for the answer to its
+        // request, and the engine may be busy for seconds with a save or a sync.
+        if let journal { Self.record(batch, in: journal, requestDirectory: requestDirectory) }
+        mailbox.post(.files(batch))
+      }
       watcher.emit(
         .started(
           WatchStart(
             backend: files.backend.rawValue, directories: files.watchedDirectories,
             setupSeconds: Date().timeIntervalSince(started))))
       if let notice = files.notice { watcher.emit(.notice(WatchNotice(kind: .rescan, message: notice, path: nil))) }
+    }
+
+    /// Puts a batch's changes in the change journal, then answers the queries' requests in it (everything before
+    /// a request is in the batch or an earlier one, so it is recorded by then).
+    private static func record(_ batch: FileWatchBatch, in journal: ChangeJournal, requestDirectory: String?) {
+      switch batch {
+      case .events(let events):
+        var changes: [(path: String, isDirectory: Bool)] = []
+        var requests: [String] = []
+        var directoryGone = false
+        for event in events {
+          if let requestDirectory, event.path.hasPrefix(requestDirectory + "/") {
+            if event.kind == .created || event.kind == .renamedTo {
+              requests.append(String(event.path.dropFirst(requestDirectory.count + 1)))
+            }
+          } else if event.path == requestDirectory {
+            directoryGone = true
+          } else if !EditorFiles.isScratch(event.path) {
+            changes.append((event.path, event.isDirectory))
+          }
+        }
+        // Recording nothing still makes a removed request directory again (it is watched again before the next wait).
+        if !changes.isEmpty || directoryGone { journal.record(changes) }
+        for request in requests { journal.acknowledge(request: request) }
+      case .rescan:
+        journal.recordRescan()
+      case .rootGone:
+        break
+      }
     }
 
     mutating func run() throws {
@@ -205,7 +246,6 @@ public final class RepositoryWatcher: @unchecked Sendable {
           case .stop: stopping = true
           case .files(.events(let events)): take(events)
           case .files(.rescan(let reason)):
-            journal?.recordRescan()
             schedule.change(at: Date())
             watcher.emit(.notice(WatchNotice(kind: .rescan, message: reason, path: nil)))
           case .files(.rootGone):
@@ -222,10 +262,8 @@ public final class RepositoryWatcher: @unchecked Sendable {
       }
     }
 
-    /// Files changed: remembered for the index, and a save scheduled unless they are scratch files, ignored, or
-    /// nb's own writes.
+    /// Files changed: a save scheduled unless they are scratch files, ignored, or nb's own writes.
     private mutating func take(_ events: [FileEvent]) {
-      var recorded: [(path: String, isDirectory: Bool)] = []
       var edited = false
       for event in events where !EditorFiles.isScratch(event.path) {
         if !event.isDirectory, let own = ownWrites[event.path] {
@@ -233,10 +271,8 @@ public final class RepositoryWatcher: @unchecked Sendable {
           ownWrites[event.path] = nil
         }
         if (try? repository.isIgnored(event.path)) == true { continue }
-        recorded.append((event.path, event.isDirectory))
         edited = true
       }
-      if !recorded.isEmpty { journal?.record(recorded) }
       if edited { schedule.change(at: Date()) }
     }
 

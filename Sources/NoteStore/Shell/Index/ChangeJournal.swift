@@ -57,6 +57,12 @@ public final class ChangeJournal: @unchecked Sendable {
   /// too: answer on a thread that never waits for a query.
   public var requestDirectory: String { directory + "/requests" }
 
+  /// The request directory of `repository`'s journal (see ``requestDirectory``), known before the journal is
+  /// opened: a watcher sets up its watches, this one among them, first.
+  public static func requestDirectory(of repository: NoteRepository) -> String {
+    directory(gitDirectory: repository.gitDirectory) + "/requests"
+  }
+
   /// Guards everything below: a watcher may record from one thread and answer from another.
   private let lock = NSLock()
   private var owner: Int32
