@@ -277,19 +277,7 @@ public final class ChangeJournal: @unchecked Sendable {
 
   /// Writes all of `text`, retrying short writes; 0 or the errno of the failure.
   private static func writeAll(_ fd: Int32, _ text: String) -> Int32 {
-    var bytes = Array(text.utf8)
-    return bytes.withUnsafeMutableBytes { buffer -> Int32 in
-      var done = 0
-      while done < buffer.count {
-        let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
-        if n < 0 {
-          if errno == EINTR { continue }
-          return errno
-        }
-        done += n
-      }
-      return 0
-    }
+    AtomicFile.writeAll(Data(text.utf8), to: fd)
   }
 
   static func escape(_ path: Substring) -> String {
