@@ -72,6 +72,8 @@ let package = Package(
     // Depends on NoteStore alone: compiles only while the public API holds no GitKit type.
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),
+    // Slow end-to-end tests of `nb watch`: real watcher processes (the built nb), real editors, git as the oracle.
+    .testTarget(name: "NBWatchTests", dependencies: ["NBTestSupport"]),
   ],
   swiftLanguageModes: [.v5]
 )
