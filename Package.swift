@@ -74,6 +74,8 @@ let package = Package(
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),
     .testTarget(name: "NoteWatchTests", dependencies: ["NoteWatch", "NoteStore", "GitKit", "NBTestSupport"]),
+    // Slow end-to-end tests of `nb watch`: real watcher processes (the built nb), real editors, git as the oracle.
+    .testTarget(name: "NBWatchTests", dependencies: ["NBTestSupport"]),
   ],
   swiftLanguageModes: [.v5]
 )

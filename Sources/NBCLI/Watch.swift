@@ -47,7 +47,8 @@ struct Watch: ParsableCommand {
     do {
       return try WatchSettings.duration(value, name: name, minimum: name == "--interval" ? 0.1 : 0)
     } catch let error as WatchError {
-      throw ValidationError(error.description)
+      // One line naming the argument, like a bad setting in .nb/config.yaml, not the usage text after it.
+      throw CommandError(error.description)
     }
   }
 

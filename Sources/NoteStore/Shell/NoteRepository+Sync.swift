@@ -53,6 +53,9 @@ public struct SyncOptions: Sendable {
   public var maxAttempts: Int
   /// Where credentials come from (ssh-agent, key files, `git credential`, `NB_GIT_TOKEN`).
   public var credentials: SyncCredentials
+  /// How the pending edits are saved before the exchange: `nb save`'s way by default; a watcher passes its own
+  /// (unreadable notes and editor scratch files left out), or a sync would commit what its own saves leave out.
+  public var save = SaveOptions()
 
   /// Creates options; the device defaults to `NB_DEVICE`, else the host name.
   public init(
@@ -280,14 +283,16 @@ extension NoteRepository {
       let previousDevice = device
       device = options.device
       defer { device = previousDevice }
-      let saved = try save()
+      let saved = try save(options.save)
       let before = try git.headID()
       var attempt = 0
       while true {
         attempt += 1
         var (summary, listing) = try exchange(options, branch: branch)
         summary.saved = saved.notes
-        summary.warnings += saved.unstamped.map { "\($0); it was committed unchanged" }
+        if !options.save.leaveUnstampable {
+          summary.warnings += saved.unstamped.map { "\($0); it was committed unchanged" }
+        }
         if summary.outcome == .upToDate || summary.outcome == .fastForwarded {
           return finish(summary, options: options, listing: listing, before: before)
         }

@@ -4,7 +4,7 @@ import NoteStore
 /// What a ``RepositoryWatcher`` reports: a commit of edits made in the work tree, a sync, or something to tell the
 /// person. An app refreshes its views from these; `nb watch` prints them.
 public enum RepositoryChange: Equatable, Sendable {
-  /// Watching has begun.
+  /// Watching has begun, and what was edited before it began is saved.
   case started(WatchStart)
   /// Edits made in the work tree were committed.
   case saved(SavedChanges)

@@ -67,7 +67,10 @@ public final class RepositoryWatcher: @unchecked Sendable {
   ) {
     self.root = root.standardizedFileURL
     self.settings = settings
-    self.syncOptions = syncOptions ?? SyncOptions(remote: settings.remote)
+    var syncOptions = syncOptions ?? SyncOptions(remote: settings.remote)
+    // The save a sync starts with must leave out what the watcher's saves leave out.
+    syncOptions.save = Self.saveOptions
+    self.syncOptions = syncOptions
     self.backend = backend
     self.pollInterval = pollInterval
     (changes, continuation) = AsyncStream.makeStream(of: RepositoryChange.self, bufferingPolicy: .unbounded)
@@ -118,6 +121,10 @@ public final class RepositoryWatcher: @unchecked Sendable {
     }
   }
 
+  /// How the watcher saves (and how a sync it runs saves first): unreadable notes and editor scratch files are
+  /// left out.
+  static let saveOptions = SaveOptions(leaveUnstampable: true, leaveOut: { EditorFiles.isScratch($0) })
+
   fileprivate func emit(_ change: RepositoryChange) {
     onChange?(change)
     continuation.yield(change)
@@ -142,6 +149,8 @@ public final class RepositoryWatcher: @unchecked Sendable {
     var needsSync: Bool
     var offline = false
     var lastError: String?
+    /// How watching was set up, announced once the catch-up save is done.
+    let start: WatchStart
 
     init(watcher: RepositoryWatcher) throws {
       self.watcher = watcher
@@ -185,12 +194,9 @@ public final class RepositoryWatcher: @unchecked Sendable {
         if let journal { Self.record(batch, in: journal, requestDirectory: requestDirectory) }
         mailbox.post(.files(batch))
       }
-      watcher.emit(
-        .started(
-          WatchStart(
-            backend: files.backend.rawValue, directories: files.watchedDirectories,
-            setupSeconds: Date().timeIntervalSince(started))))
-      if let notice = files.notice { watcher.emit(.notice(WatchNotice(kind: .rescan, message: notice, path: nil))) }
+      start = WatchStart(
+        backend: files.backend.rawValue, directories: files.watchedDirectories,
+        setupSeconds: Date().timeIntervalSince(started))
     }
 
     /// Puts a batch's changes in the change journal, then answers the queries' requests in it (everything before
@@ -227,8 +233,12 @@ public final class RepositoryWatcher: @unchecked Sendable {
         files.stop()
         journal?.close()
       }
-      // Whatever was edited before the watcher started (or left by one that was killed) is saved first.
+      // Whatever was edited before the watcher started (or left by one that was killed) is saved first; `started`
+      // comes after it, so an edit made once it is out always waits for its quiet time (a catch-up save running
+      // meanwhile could take an editor's save half done, e.g. between vim's rename and its write).
       save()
+      watcher.emit(.started(start))
+      if let notice = files.notice { watcher.emit(.notice(WatchNotice(kind: .rescan, message: notice, path: nil))) }
       while true {
         var wake = [schedule.deadline.map { max($0, saveNotBefore ?? $0) }]
         if watcher.settings.sync { wake.append(nextRemoteCheck) }
@@ -253,7 +263,10 @@ public final class RepositoryWatcher: @unchecked Sendable {
           }
         }
         if stopping {
-          if schedule.isPending || saveNotBefore != nil { save() }
+          // Always, not only when an event was seen: an edit made just before the signal may not have reached
+          // the mailbox yet (the file watcher's thread races the signal's), and with nothing to commit a save is
+          // only a status walk.
+          save()
           return
         }
         let now = Date()
@@ -281,7 +294,7 @@ public final class RepositoryWatcher: @unchecked Sendable {
       ownWrites.removeAll()
       let result: SaveResult
       do {
-        result = try repository.save(SaveOptions(leaveUnstampable: true, leaveOut: { EditorFiles.isScratch($0) }))
+        result = try repository.save(RepositoryWatcher.saveOptions)
       } catch {
         failed(error, retry: true)
         return
