@@ -118,6 +118,10 @@ final class WatchPrinter: @unchecked Sendable {
     defer { lock.unlock() }
     if json {
       printJSONLine(change)
+      // The reason watching ended is an error like any command's, on standard error too.
+      if case .notice(let notice) = change, notice.kind == .failed {
+        FileHandle.standardError.write(Data("Error: \(notice.message)\n".utf8))
+      }
     } else {
       clearStatus()
       printHuman(change)

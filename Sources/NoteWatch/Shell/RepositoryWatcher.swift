@@ -206,20 +206,16 @@ public final class RepositoryWatcher: @unchecked Sendable {
       case .events(let events):
         var changes: [(path: String, isDirectory: Bool)] = []
         var requests: [String] = []
-        var directoryGone = false
         for event in events {
           if let requestDirectory, event.path.hasPrefix(requestDirectory + "/") {
             if event.kind == .created || event.kind == .renamedTo {
               requests.append(String(event.path.dropFirst(requestDirectory.count + 1)))
             }
-          } else if event.path == requestDirectory {
-            directoryGone = true
-          } else if !EditorFiles.isScratch(event.path) {
+          } else if event.path != requestDirectory && !EditorFiles.isScratch(event.path) {
             changes.append((event.path, event.isDirectory))
           }
         }
-        // Recording nothing still makes a removed request directory again (it is watched again before the next wait).
-        if !changes.isEmpty || directoryGone { journal.record(changes) }
+        if !changes.isEmpty { journal.record(changes) }
         for request in requests { journal.acknowledge(request: request) }
       case .rescan:
         journal.recordRescan()

@@ -52,8 +52,7 @@ public final class ChangeJournal: @unchecked Sendable {
   /// The directory readers create their requests in. The watcher watches it (`IN_CREATE`) with the inotify
   /// instance that watches the tree, and calls ``acknowledge(request:)`` with each new file's name, in the order
   /// its events arrive (it is the one directory under `.git` to watch: the journal's own writes must not be
-  /// events). If that watch ends (`IN_IGNORED`: someone deleted `.git/nb/watch`), call `record([])`, which makes
-  /// the directory again, then watch it again. A query made in the watcher's own process waits for this answer
+  /// events). If someone deletes `.git/nb/watch`, recording stops (readers walk) until the watcher starts again. A query made in the watcher's own process waits for this answer
   /// too: answer on a thread that never waits for a query.
   public var requestDirectory: String { directory + "/requests" }
 
@@ -242,26 +241,15 @@ public final class ChangeJournal: @unchecked Sendable {
     if size >= Self.rotationBytes, (try? startSession()) == nil { stop() }
   }
 
-  /// Makes sure the owner file and the journal on disk are still this process's (someone may have deleted
-  /// `.git/nb/watch` or a file in it): takes the owner file again and starts a new session when they are not;
-  /// stops recording when another process took ownership meanwhile or nothing can be written.
+  /// Makes sure the owner file and the journal on disk are still this process's. The journal file alone deleted:
+  /// a new session starts beside the owner file. The owner file or the directory deleted: recording stops for good
+  /// (readers walk), because making `.git/nb/watch` again could fight someone deleting the whole repository.
   private func ensureInPlace() -> Bool {
     if Self.identity(path: ownerPath) != Self.identity(fd: owner) {
-      try? FileSystem.makeDirectory(requestDirectory)
-      guard let taken = try? Self.takeOwnership(ownerPath) else {
-        stop()
-        return false
-      }
-      closeFile(owner)
-      owner = taken
-      guard (try? startSession()) != nil else {
-        stop()
-        return false
-      }
-      return true
+      stop()
+      return false
     }
     if Self.identity(path: changesPath) != Self.identity(fd: changes) {
-      try? FileSystem.makeDirectory(requestDirectory)
       guard (try? startSession()) != nil else {
         stop()
         return false
