@@ -327,9 +327,10 @@ public final class RepositoryWatcher: @unchecked Sendable {
             nextRemoteCheck = Date().addingTimeInterval(watcher.settings.interval)
             return
           }
-          // Edits waiting for their quiet time are committed before anything is merged over them.
-          if schedule.isPending { save() }
         }
+        // Edits waiting for their quiet time are committed (and reported) before anything is merged over them;
+        // left to the sync's own save, they would be committed unannounced.
+        if schedule.isPending { save() }
         let summary = try repository.sync(options)
         backOnline()
         needsSync = false
