@@ -157,14 +157,18 @@ public final class LaunchedProcess: @unchecked Sendable {
     self.process = process
     self.pid = process.processIdentifier
 
+    // Each read end is closed by hand once drained: with a termination handler set, Foundation's Process keeps
+    // the pipes alive past the child, and a suite that runs thousands of children ran out of file descriptors.
     readers.enter()
     Thread.detachNewThread { [self] in
       stdoutData = outPipe.fileHandleForReading.readDataToEndOfFile()
+      try? outPipe.fileHandleForReading.close()
       readers.leave()
     }
     readers.enter()
     Thread.detachNewThread { [self] in
       stderrData = errPipe.fileHandleForReading.readDataToEndOfFile()
+      try? errPipe.fileHandleForReading.close()
       readers.leave()
     }
     if let inPipe, let stdin {

@@ -88,11 +88,14 @@ final class WatchProcess: @unchecked Sendable {
         }
       }
       if !pending.isEmpty { append(pending) }
+      // Closed by hand: Foundation keeps a pipe of a process with a termination handler open after it exits.
+      try? handle.close()
       readers.leave()
     }
     readers.enter()
     Thread.detachNewThread { [self] in
       let data = err.fileHandleForReading.readDataToEndOfFile()
+      try? err.fileHandleForReading.close()
       lock.lock()
       stderrData = data
       lock.unlock()

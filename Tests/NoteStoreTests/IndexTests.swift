@@ -53,6 +53,33 @@ final class IndexTests: NoteRepositoryTestCase {
     XCTAssertEqual(try found(word("second")), ["inbox/plain.md"])
   }
 
+  /// A query of one notebook walks only that notebook for uncommitted edits (listing one notebook of 10 000 notes
+  /// must not stat all of them); commits anywhere, and the next query of everything, still bring in the rest.
+  func testAQueryOfOneNotebookWalksOnlyThatNotebook() throws {
+    try write("work/a.md", "---\ntitle: A\n---\nalpha\n")
+    try write("inbox/b.md", "---\ntitle: B\n---\nbravo\n")
+    XCTAssertEqual(try found(word("alpha")), ["work/a.md"])
+    func indexedTitle(_ path: String) throws -> String? {
+      try repository.index.read(scope: "work") { db in
+        try String.fetchOne(db, sql: "SELECT title FROM note WHERE path = ?", arguments: [path])
+      }
+    }
+    try write("work/a.md", "---\ntitle: A2\n---\nalpha\n")
+    try write("inbox/b.md", "---\ntitle: B2\n---\nbravo\n")
+    let workOnly = QueryExpression.and([word("alpha"), .filter(.notebook("work"))])
+    XCTAssertEqual(try found(workOnly), ["work/a.md"])
+    XCTAssertEqual(try indexedTitle("work/a.md"), "A2")
+    XCTAssertEqual(try indexedTitle("inbox/b.md"), "B", "inbox is outside the query's notebook: not walked")
+    // A commit made outside nb is brought in wherever it is, scoped or not.
+    try write("inbox/c.md", "---\ntitle: C\n---\ncharlie\n")
+    try commitAll()
+    XCTAssertEqual(try repository.index.read(scope: "work") { db in
+      try String.fetchOne(db, sql: "SELECT title FROM note WHERE path = 'inbox/c.md'")
+    }, "C")
+    XCTAssertEqual(try found(word("bravo")), ["inbox/b.md"])
+    XCTAssertEqual(try indexedTitle("inbox/b.md"), "B2")
+  }
+
   /// Regression: a file whose mtime lies in the future (clock skew, an unpacked archive) counted as "racy" for as
   /// long as the clock stayed behind it, so every command read it again (a benchmark vault with future dates spent
   /// 350 ms a command re-indexing 541 such notes). Only a time close to now is racy.

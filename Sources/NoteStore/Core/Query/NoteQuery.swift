@@ -45,6 +45,21 @@ public struct NoteQuery: Equatable, Hashable, Sendable {
 ///
 /// Dates are resolved when the query is parsed (relative dates need a clock), so a tree holds instants only.
 indirect enum QueryExpression: Equatable, Sendable {
+  /// The notebook every match lies in (itself or below it), when the query says so at its top (`notebook:work`,
+  /// alone or ANDed with anything); nil when a match can be anywhere. A query of one notebook need only check that
+  /// part of the work tree.
+  var notebookScope: String? {
+    switch self {
+    case .filter(.notebook(let notebook)):
+      let path = notebook.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+      return path.isEmpty ? nil : path
+    case .and(let parts):
+      return parts.lazy.compactMap(\.notebookScope).first
+    default:
+      return nil
+    }
+  }
+
   /// Every note (the empty query).
   case all
   /// Words found in the note's text.

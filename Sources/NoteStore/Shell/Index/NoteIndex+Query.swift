@@ -150,7 +150,7 @@ extension NoteIndex {
     sql += " ORDER BY " + Self.order(sort, reverse: reverse, ranked: compiled.rankMatch != nil)
     sql += " LIMIT ? OFFSET ?"
     arguments += [limit ?? -1, max(0, offset)]
-    return try read { db in
+    return try read(scope: expression.notebookScope) { db in
       let statement = try db.makeStatement(sql: sql)
       var hits: [NoteHit] = []
       var rowids: [Int64] = []
@@ -170,7 +170,7 @@ extension NoteIndex {
   /// How many notes a query tree matches.
   func count(_ expression: QueryExpression) throws -> Int {
     let compiled = CompiledQuery(expression)
-    return try read { db in
+    return try read(scope: expression.notebookScope) { db in
       try Int.fetchOne(
         db, sql: "SELECT count(*) FROM note n WHERE \(compiled.condition)",
         arguments: StatementArguments(compiled.arguments)) ?? 0
