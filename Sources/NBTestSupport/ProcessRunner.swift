@@ -180,6 +180,9 @@ public final class LaunchedProcess: @unchecked Sendable {
     }
   }
 
+  /// Whether the child has exited (without waiting for it or its output).
+  public var hasExited: Bool { !process.isRunning }
+
   /// Sends `signal` (default SIGTERM) to the child.
   public func terminate(_ signal: Int32 = SIGTERM) {
     kill(pid, signal)

@@ -173,8 +173,8 @@ final class InterruptedTests: NBCLITestCase {
 
     var midCheckout = 0
     var tries = 0
-    // Half the kills land anywhere; the other half home in on the checkout, the short end of a sync: later after a
-    // kill that came before it, earlier after one that came when it was done.
+    // A third of the kills land anywhere; a third home in on the checkout, the short end of a sync (later after a
+    // kill that came before it, earlier after one that came when it was done); a third wait for its journal record.
     var aim = duration * 0.8
     let deadline = Date().addingTimeInterval(30)
     // On a loaded machine a sync takes longer and fewer kills fit: go on (up to a limit) until one landed inside.
@@ -190,9 +190,18 @@ final class InterruptedTests: NBCLITestCase {
       let local = try git.revParse("HEAD")
       let localTags = try committedTagLines()
       let process = try launchNB(["sync"])
-      let aimed = tries % 2 == 0
-      let delay = aimed ? aim * Double.random(in: 0.9...1.1) : Double.random(in: 0...(duration * 1.2))
-      Thread.sleep(forTimeInterval: delay)
+      let aimed = tries % 3 == 1
+      if tries % 3 == 0 {
+        // Triggered: the checkout's journal record is written just before the checkout starts; kill within a
+        // couple of milliseconds of it appearing (timed kills alone missed every checkout in 102 tries on a busy
+        // machine).
+        let giveUp = Date().addingTimeInterval(max(10, duration * 20))
+        while !journalHoldsCheckout() && Date() < giveUp && !process.hasExited { usleep(200) }
+        Thread.sleep(forTimeInterval: Double.random(in: 0...0.002))
+      } else {
+        let delay = aimed ? aim * Double.random(in: 0.9...1.1) : Double.random(in: 0...(duration * 1.2))
+        Thread.sleep(forTimeInterval: delay)
+      }
       process.terminate(SIGKILL)
       _ = try process.wait(timeout: 120)
 
