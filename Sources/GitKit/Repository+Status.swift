@@ -3,12 +3,14 @@ import CLibGit2
 extension Repository {
   /// Status of the work tree like `git status --untracked-files=all`: untracked files listed individually,
   /// ignored files excluded, no rename detection. `paths` restricts the result to these pathspecs (git's
-  /// fnmatch rules) when non-empty. Sorted by path.
-  public func status(paths: [String] = []) throws -> [StatusEntry] {
+  /// fnmatch rules) when non-empty; with `exact`, `paths` are file paths taken literally (no patterns), and only
+  /// they are looked at. Sorted by path.
+  public func status(paths: [String] = [], exact: Bool = false) throws -> [StatusEntry] {
     var options = git_status_options()
     try check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
     options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
     options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
+    if exact { options.flags |= GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue }
     var list: OpaquePointer?
     let rc = withStrArray(paths) { pathspec -> Int32 in
       options.pathspec = pathspec

@@ -30,7 +30,10 @@ func watchBenchmark(options: Options) throws {
     try ssh?.installClient(home: URL(fileURLWithPath: home))
   }
   defer { ssh?.stop() }
-  for (debounce, interval) in [("200ms", "1s"), (nil, nil)] as [(String?, String?)] {
+  // NB_BENCH_PROPAGATION=0 measures the single-repository rows alone.
+  let pairs: [(String?, String?)] =
+    ProcessInfo.processInfo.environment["NB_BENCH_PROPAGATION"] == "0" ? [] : [("200ms", "1s"), (nil, nil)]
+  for (debounce, interval) in pairs {
     for transport in ["file", "ssh"] {
       if transport == "ssh" && ssh == nil { continue }
       let directory = "\(work)/propagation-\(transport)-\(debounce ?? "default")"

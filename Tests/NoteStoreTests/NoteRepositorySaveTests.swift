@@ -57,6 +57,18 @@ final class NoteRepositorySaveTests: NoteRepositoryTestCase {
     XCTAssertEqual(plain.paths, ["inbox/4913", "inbox/bad.md"])
   }
 
+  /// A watcher names the files that changed: only they are looked at, taken literally (`[draft].md` is no pattern).
+  func testSavingOnlyNamedFiles() throws {
+    try write("inbox/[draft].md", "---\ntitle: Draft\n---\n")
+    try write("inbox/d.md", "---\ntitle: D\n---\n")
+    try write("inbox/other.md", "---\ntitle: Other\n---\n")
+    let result = try repository.save(SaveOptions(only: ["inbox/[draft].md", "inbox/gone.md"]))
+    XCTAssertEqual(result.paths, ["inbox/[draft].md"])
+    XCTAssertEqual(try git.run("status", "--porcelain"), "?? inbox/d.md\n?? inbox/other.md\n")
+    XCTAssertFalse(try repository.save(SaveOptions(only: [])).committed)
+    XCTAssertEqual(try repository.save().paths, ["inbox/d.md", "inbox/other.md"])
+  }
+
   func testAFileMovedByHandIsReportedAsAMove() throws {
     let note = try repository.createNote(NoteDraft(title: "Moved", content: "text\n"))
     try FileManager.default.createDirectory(at: url("archive"), withIntermediateDirectories: true)

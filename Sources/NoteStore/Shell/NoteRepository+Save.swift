@@ -51,10 +51,17 @@ public struct SaveOptions: Sendable {
   /// `4913` probe, JetBrains' `___jb_tmp___`) that exist for a moment and are no one's notes.
   public var leaveOut: (@Sendable (String) -> Bool)?
 
+  /// Only these files (relative paths) are looked at, when the caller knows what changed (a watcher told by the
+  /// kernel); nil looks at the whole work tree, as `git status` does. Saves a walk of every file at 10 000 notes.
+  public var only: Set<String>?
+
   /// Creates options; the defaults are `nb save`'s.
-  public init(leaveUnstampable: Bool = false, leaveOut: (@Sendable (String) -> Bool)? = nil) {
+  public init(
+    leaveUnstampable: Bool = false, leaveOut: (@Sendable (String) -> Bool)? = nil, only: Set<String>? = nil
+  ) {
     self.leaveUnstampable = leaveUnstampable
     self.leaveOut = leaveOut
+    self.only = only
   }
 }
 
@@ -95,10 +102,13 @@ extension NoteRepository {
   /// over: it is left for the next save and listed in ``SaveResult/changedAgain``.
   @discardableResult
   public func save(_ options: SaveOptions = SaveOptions()) throws -> SaveResult {
-    try mutate { tx in
+    // Nothing to look at is nothing to save (an empty path list would mean the whole tree to git).
+    if let only = options.only, only.isEmpty { return SaveResult(paths: [], notes: [], removed: []) }
+    return try mutate { tx in
       // First, so that what it ignores is not committed by this save.
       try addIgnoreBlock(in: &tx)
-      let changes = try git.changes()
+      let changes = try options.only.map { try git.changes(paths: $0.sorted() + [".gitignore"], exact: true) }
+        ?? git.changes()
       // git status already shows a new .gitignore; an existing one nb appended to is modified: listed either way.
       let paths = Array(
         Set(changes.map(\.path).filter { !AtomicFile.isTemporary($0) && options.leaveOut?($0) != true })

@@ -139,6 +139,10 @@ public final class RepositoryWatcher: @unchecked Sendable {
     var schedule: SaveSchedule
     /// Notes nb itself just wrote (stamps, sync's checkout), with their stamp then: their events are not edits.
     var ownWrites: [String: FileStamp] = [:]
+    /// The files events named since the last save: a save looks at these alone, unless `fullSave` (a directory
+    /// changed, events were lost, or the watcher starts or stops).
+    var changedFiles = Set<String>()
+    var fullSave = true
     /// Unreadable notes already reported, with the stamp they had: said again only when the file changes.
     var reported: [String: FileStamp?] = [:]
     var saveRetry = RetryDelay(initial: 1, maximum: 60)
@@ -252,6 +256,7 @@ public final class RepositoryWatcher: @unchecked Sendable {
           case .stop: stopping = true
           case .files(.events(let events)): take(events)
           case .files(.rescan(let reason)):
+            fullSave = true
             schedule.change(at: Date())
             watcher.emit(.notice(WatchNotice(kind: .rescan, message: reason, path: nil)))
           case .files(.rootGone):
@@ -259,9 +264,10 @@ public final class RepositoryWatcher: @unchecked Sendable {
           }
         }
         if stopping {
-          // Always, not only when an event was seen: an edit made just before the signal may not have reached
-          // the mailbox yet (the file watcher's thread races the signal's), and with nothing to commit a save is
-          // only a status walk.
+          // Always, not only when an event was seen, and of the whole tree: an edit made just before the signal
+          // may not have reached the mailbox yet (the file watcher's thread races the signal's), and with nothing
+          // to commit a save is only a status walk.
+          fullSave = true
           save()
           return
         }
@@ -280,6 +286,7 @@ public final class RepositoryWatcher: @unchecked Sendable {
           ownWrites[event.path] = nil
         }
         if (try? repository.isIgnored(event.path)) == true { continue }
+        if event.isDirectory { fullSave = true } else { changedFiles.insert(event.path) }
         edited = true
       }
       if edited { schedule.change(at: Date()) }
@@ -289,12 +296,16 @@ public final class RepositoryWatcher: @unchecked Sendable {
     private mutating func save() {
       ownWrites.removeAll()
       let result: SaveResult
+      var options = RepositoryWatcher.saveOptions
+      if !fullSave { options.only = changedFiles }
       do {
-        result = try repository.save(RepositoryWatcher.saveOptions)
+        result = try repository.save(options)
       } catch {
         failed(error, retry: true)
         return
       }
+      changedFiles = Set(result.changedAgain)
+      fullSave = false
       schedule.saved()
       saveRetry.succeeded()
       saveNotBefore = nil

@@ -274,9 +274,10 @@ final class NoteHistory {
   // MARK: - The work tree
 
   /// Uncommitted changes, like `git status --untracked-files=all`, sorted by path.
-  func changes(paths: [String] = []) throws -> [WorkTreeChange] {
+  /// `exact`: `paths` are files taken literally, and only they are looked at (no walk of the whole tree).
+  func changes(paths: [String] = [], exact: Bool = false) throws -> [WorkTreeChange] {
     try mapped {
-      try git.status(paths: paths).map { entry in
+      try git.status(paths: paths, exact: exact).map { entry in
         WorkTreeChange(path: entry.path, staged: entry.staged.map(Self.kind), unstaged: entry.unstaged.map(Self.kind))
       }
     }
