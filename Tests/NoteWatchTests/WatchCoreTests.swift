@@ -5,7 +5,7 @@ import XCTest
 final class EditorFilesTests: XCTestCase {
   func testEditorsScratchFilesAreScratch() {
     for path in [
-      "inbox/4913", "inbox/5036", "inbox/note.md~", "inbox/.note.md.swp", "inbox/.note.md.swo", "inbox/.note.md.swx",
+      "inbox/4913", "inbox/5036", "inbox/5159", "inbox/note.md~", "inbox/.note.md.swp", "inbox/.note.md.swo", "inbox/.note.md.swx",
       "inbox/.note.md.svz", "inbox/#note.md#", "inbox/.#note.md", "inbox/note.md___jb_tmp___",
       "inbox/note.md___jb_old___", "inbox/.note.md.nb-123-1.tmp", "inbox/x.tmp", ".git/index", ".git",
       "work/.goutputstream-AB12CD", "work/.note.md.kate-swp",
@@ -16,7 +16,8 @@ final class EditorFilesTests: XCTestCase {
 
   func testNotesAndAttachmentsAreNot() {
     for path in [
-      "inbox/note.md", "inbox/2026.md", "drawing.svg", "movie.swf", "inbox/note.ink.jsonl", ".gitignore",
+      "inbox/note.md", "inbox/2026.md", "inbox/2026", "inbox/4914", "inbox/5000", "inbox/12345678901234567890",
+      "drawing.svg", "movie.swf", "inbox/note.ink.jsonl", ".gitignore",
       ".nb/config.yaml", "work/#hashtag.md", "inbox/a#b#", "gitlog/x.md", "inbox/#",
     ] {
       XCTAssertFalse(EditorFiles.isScratch(path), path)

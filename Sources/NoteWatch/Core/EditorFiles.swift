@@ -3,7 +3,7 @@
 public enum EditorFiles {
   /// Whether `path` (relative, "/"-separated) is an editor's scratch file or lies under `.git`.
   ///
-  /// - vim: the `4913` probe (and the higher numbers it tries when that exists), `~` backups, `.swp`/`.swx`/`.swo`
+  /// - vim: the `4913` probe (and `5036`, `5159` … it tries when that exists), `~` backups, `.swp`/`.swx`/`.swo`
   ///   … swap files.
   /// - Emacs: `#file#` autosaves and `.#file` lock symlinks.
   /// - JetBrains safe-write: `___jb_tmp___` and `___jb_old___`.
@@ -13,12 +13,19 @@ public enum EditorFiles {
     let components = path.split(separator: "/")
     guard let name = components.last else { return false }
     if components.contains(".git") { return true }
-    if name.allSatisfy(\.isASCIIDigit) { return true }
+    if isVimProbe(name) { return true }
     if name.hasSuffix("~") || name.hasSuffix(".tmp") || name.hasSuffix(".kate-swp") { return true }
     if name.hasPrefix(".goutputstream-") || name.hasPrefix(".#") { return true }
     if name.count > 1, name.hasPrefix("#"), name.hasSuffix("#") { return true }
     if name.contains("___jb_tmp___") || name.contains("___jb_old___") { return true }
     return isVimSwap(name)
+  }
+
+  /// vim's test of whether it may write in a directory: a file named `4913`, or `5036`, `5159` … (123 apart)
+  /// when that exists. Other all-digit names (`2026`) are someone's files.
+  private static func isVimProbe(_ name: Substring) -> Bool {
+    guard name.count <= 9, name.allSatisfy(\.isASCIIDigit), let number = Int(name) else { return false }
+    return number >= 4913 && (number - 4913) % 123 == 0
   }
 
   /// vim's swap names: `.name.swp`, then `.swo`, `.swn` … down to `.swa`, then `.svz` … (and `.swx` for its
