@@ -24,7 +24,7 @@ extension NoteRepository {
 
 extension NoteRepository {
   /// The commit HEAD points at (nil in a repository without commits), read from the files under `.git` when
-  /// possible.
+  /// possible (no libgit2 start-up: the index asks this before every query).
   public func headCommit() throws -> String? {
     if let head = NoteHistory.headIDFromFiles(gitDirectory: gitDirectory) { return head }
     return try git.headID()

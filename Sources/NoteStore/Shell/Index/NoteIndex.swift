@@ -316,7 +316,7 @@ final class NoteIndex {
   private func build(_ queue: DatabaseQueue, reason: String?, force: Bool) throws {
     if let reason, announceBuild { notice("rebuilding the note index: \(reason)") }
     announceBuild = true
-    let head = try currentHead()
+    let head = try repository.headCommit()
     // Before the walk: whatever the watcher records from here on is read by the next command.
     let journal = ChangeJournal.look(gitDirectory: repository.gitDirectory, cursor: nil, unanswered: nil)
     // WAL is a property of the file: set once here, not on every open (which costs each command a round trip).
@@ -358,7 +358,7 @@ final class NoteIndex {
       return (state, state.usable ? try Self.watch(db) : nil)
     }
     guard state.usable else { return try build(queue, reason: state.problem, force: false) }
-    let head = try currentHead()
+    let head = try repository.headCommit()
     var forced = Set<String>()
     if state.head != head, let head {
       let git = try repository.git
@@ -420,11 +420,6 @@ final class NoteIndex {
     try setMeta(db, "watch_unanswered", watch.unanswered)
   }
 
-  /// HEAD's commit, read from the files under `.git` when possible (no libgit2 start-up on a read).
-  private func currentHead() throws -> String? {
-    if let head = NoteHistory.headIDFromFiles(gitDirectory: repository.gitDirectory) { return head }
-    return try repository.git.headID()
-  }
 
   /// Updates the rows of the note files a commit nb just made touched (ink sidecars update their note's row), and
   /// moves the recorded commit along when the index reflected the commit before it. Quietly does nothing when the
