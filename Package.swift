@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "NoteStore", targets: ["NoteStore"]),
     .library(name: "InkKit", targets: ["InkKit"]),
     .library(name: "NoteWatch", targets: ["NoteWatch"]),
+    .library(name: "TaskKit", targets: ["TaskKit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,6 +31,9 @@ let package = Package(
     .target(name: "TextFormat"),
     // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation only.
     .target(name: "InkKit", dependencies: ["TextFormat"]),
+    // Tasks as plain text: dates, recurrence rules, checklist and Obsidian Tasks lines, iCalendar and todo.txt.
+    // Pure functions over values; Foundation only. NoteStore's index reads tasks with it.
+    .target(name: "TaskKit", dependencies: ["TextFormat"]),
     // Kernel file notifications for `nb watch`: inotify on Linux, polling elsewhere. Foundation and the C library only.
     .target(name: "FileWatch"),
     .target(
@@ -64,6 +68,7 @@ let package = Package(
     .target(name: "NBTestSupport", dependencies: ["GitKit", "CLibGit2"]),
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
+    .testTarget(name: "TaskKitTests", dependencies: ["TaskKit", "NBTestSupport"]),
     .testTarget(name: "FileWatchTests", dependencies: ["FileWatch", "NBTestSupport"]),
     .testTarget(
       name: "NoteStoreTests",
