@@ -41,6 +41,7 @@ let package = Package(
       dependencies: [
         "GitKit",
         "InkKit",
+        "TaskKit",
         "TextFormat",
         "CSQLiteShim",
         .product(name: "Yams", package: "Yams"),
@@ -56,6 +57,7 @@ let package = Package(
         "NoteStore",
         "NoteWatch",
         "InkKit",
+        "TaskKit",
         "TextFormat",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]

@@ -21,7 +21,7 @@ public struct NB: ParsableCommand {
       Init.self, Add.self, Edit.self, Show.self, List.self, Search.self, Reindex.self, Move.self, Delete.self,
       NotebookCommand.self,
       TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self, Conflicts.self,
-      InkCommand.self, MergeDriverCommand.self, Quickstart.self,
+      InkCommand.self, TaskCommand.self, Reminders.self, MergeDriverCommand.self, Quickstart.self,
     ]
   )
 
@@ -36,10 +36,21 @@ struct RepositoryOptions: ParsableArguments {
 
   func open() throws -> NoteRepository {
     let repository = try NoteRepository.open(at: NoteRepository.locate(explicit: directory))
+    if let now = try fixedClock() { repository.clock = { now } }
     repository.progress = ProgressLine.reporter()
     repository.notice = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     return repository
   }
+}
+
+/// `NB_NOW` (an RFC 3339 date-time): the time every command takes as "now", for tests and reproducible examples
+/// ("today", "overdue", stamps and commit dates). The zone is the process's (`TZ`).
+func fixedClock(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Date? {
+  guard let text = environment["NB_NOW"], !text.isEmpty else { return nil }
+  guard let stamp = Timestamp(rfc3339: text) else {
+    throw CommandError("NB_NOW '\(text)' is not an RFC 3339 date-time such as 2026-11-24T09:00:00+01:00; unset it or fix it")
+  }
+  return stamp.date
 }
 
 /// `--json` for commands a script may parse.

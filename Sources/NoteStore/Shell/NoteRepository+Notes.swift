@@ -116,38 +116,66 @@ extension NoteRepository {
   /// Creates a note from a template and commits it. Returns the new note.
   @discardableResult
   public func createNote(_ draft: NoteDraft) throws -> Note {
-    let title = try nameCall { try Self.titleFor(draft) }
-    let tags = try Self.normalizedTags(draft.tags)
-    let templateName = draft.template ?? "note"
+    try createNotes([draft], subject: nil) { _, text in text }[0]
+  }
+
+  /// Creates notes in one commit: each from its template, then `frontMatter` (given the draft's index and the
+  /// rendered text) adds what the caller owns (a task's keys). `subject` nil: `add <path>` for a single note.
+  func createNotes(
+    _ drafts: [NoteDraft], subject: String?, frontMatter: (Int, String) throws -> String
+  ) throws -> [Note] {
+    struct Prepared {
+      var title: String
+      var tags: [String]
+      var template: String
+    }
     let library = templates
-    // Fail on a bad template before anything is written.
-    _ = try templateCall { try library.source(of: templateName) }
+    let prepared = try drafts.map { draft in
+      let prepared = Prepared(
+        title: try nameCall { try Self.titleFor(draft) }, tags: try Self.normalizedTags(draft.tags),
+        template: draft.template ?? "note")
+      // Fail on a bad template before anything is written.
+      _ = try templateCall { try library.source(of: prepared.template) }
+      return prepared
+    }
     return try mutate { tx in
-      let (notebook, notebookTitle) = try notebookPathForWrite(draft.notebook ?? config.defaultNotebook)
-      let slug = Slug.unique(Slug.make(title)) { candidate in
-        FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate + ".md")))
-          || FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate)))
+      var notes: [Note] = []
+      var reserved = Set<String>()
+      for (index, draft) in drafts.enumerated() {
+        if index % 200 == 0, drafts.count >= 200 { progress?("Creating notes", index, drafts.count) }
+        let title = prepared[index].title
+        let tags = prepared[index].tags
+        let (notebook, notebookTitle) = try notebookPathForWrite(draft.notebook ?? config.defaultNotebook)
+        let slug = Slug.unique(Slug.make(title)) { candidate in
+          reserved.contains(RepoPaths.join(notebook, candidate))
+            || FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate + ".md")))
+            || FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate)))
+        }
+        reserved.insert(RepoPaths.join(notebook, slug))
+        let path = RepoPaths.join(notebook, slug + ".md")
+        let id = NoteID.make()
+        let stamp = now
+        let context = TemplateContext(
+          title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: try git.authorName,
+          content: Self.droppingFinalNewline(draft.content), now: stamp.date, timeZone: timeZone,
+          vars: draft.variables)
+        var text = try templateCall { try library.render(prepared[index].template, context: context) }
+        text = try frontMatterCall(path) {
+          var t = try FrontMatter.setting("id", to: id, in: text)
+          t = try FrontMatter.setting("title", to: YAMLScalar.format(title), in: t)
+          t = try FrontMatter.setting("created", to: stamp.rfc3339, in: t)
+          t = try FrontMatter.settingUpdated(stamp, in: t)
+          if !tags.isEmpty { t = try FrontMatter.settingTags(tags, in: t) }
+          return try frontMatter(index, t)
+        }
+        try makeNotebookDirectories(notebook, title: notebookTitle, in: &tx)
+        try tx.write(path, text)
+        tx.note(id)
+        notes.append(NoteScanner.note(path: path, text: text))
       }
-      let path = RepoPaths.join(notebook, slug + ".md")
-      let id = NoteID.make()
-      let stamp = now
-      let context = TemplateContext(
-        title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: try git.authorName,
-        content: Self.droppingFinalNewline(draft.content), now: stamp.date, timeZone: timeZone, vars: draft.variables)
-      var text = try templateCall { try library.render(templateName, context: context) }
-      text = try frontMatterCall(path) {
-        var t = try FrontMatter.setting("id", to: id, in: text)
-        t = try FrontMatter.setting("title", to: YAMLScalar.format(title), in: t)
-        t = try FrontMatter.setting("created", to: stamp.rfc3339, in: t)
-        t = try FrontMatter.settingUpdated(stamp, in: t)
-        if !tags.isEmpty { t = try FrontMatter.settingTags(tags, in: t) }
-        return t
-      }
-      try makeNotebookDirectories(notebook, title: notebookTitle, in: &tx)
-      try tx.write(path, text)
-      tx.note(id)
-      tx.subject = "add \(path)"
-      return NoteScanner.note(path: path, text: text)
+      if drafts.count >= 200 { progress?("Creating notes", drafts.count, drafts.count) }
+      tx.subject = subject ?? (notes.count == 1 ? "add \(notes[0].path)" : "add \(notes.count) notes")
+      return notes
     }
   }
 

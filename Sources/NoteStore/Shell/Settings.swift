@@ -91,6 +91,11 @@ public struct RepositoryConfig: Equatable, Sendable {
 struct NotebookSettings: Equatable {
   var created: Timestamp?
   var title: String?
+  /// A project's look and state, for task views: `color` (`#3b82f6`, a name), `icon` (an emoji or a word),
+  /// `archived: true` (hidden from task views unless asked for).
+  var color: String?
+  var icon: String?
+  var archived = false
 
   var fileText: String {
     var text = ""
@@ -103,8 +108,10 @@ struct NotebookSettings: Equatable {
     guard let data = try? FileSystem.read(path, limit: 64 * 1024), let text = String(data: data, encoding: .utf8),
       let mapping = (try? Yams.compose(yaml: text, .basic))??.mapping
     else { return nil }
+    let archived = mapping["archived"]?.scalar?.string.lowercased()
     return NotebookSettings(
       created: mapping["created"]?.scalar.flatMap { Timestamp(rfc3339: $0.string) },
-      title: mapping["title"]?.scalar?.string)
+      title: mapping["title"]?.scalar?.string, color: mapping["color"]?.scalar?.string,
+      icon: mapping["icon"]?.scalar?.string, archived: ["true", "yes", "on", "1"].contains(archived ?? ""))
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TaskKit
 import Yams
 
 /// One front matter value the index keeps beside the fields `Note` has: a key nb gives no meaning (`due`,
@@ -30,11 +31,14 @@ extension FrontMatter {
   /// What ``read(_:)`` reads, plus every other top-level key's scalar values (list items one by one; nested
   /// mappings are skipped), parsing the block once.
   /// Without `withFields`, only the metadata (what listings and saves need), without the cost of the other keys.
+  /// `taskFields` are the task keys (``TaskFrontMatter/allKeys``) with their values and lines, when the block has
+  /// `status:` (the note is a task); nil otherwise.
   static func readIndexed(_ text: String, withFields: Bool = true) throws -> (
-    metadata: NoteMetadata, fields: [FrontMatterField]
+    metadata: NoteMetadata, fields: [FrontMatterField], taskFields: [String: (value: FieldValue, line: Int?)]?
   ) {
     var metadata = NoteMetadata()
     var fields: [FrontMatterField] = []
+    var taskFields: [String: (value: FieldValue, line: Int?)]?
     let bodyStart: Int
     switch FMLayout.scan(text) {
     case .unterminated:
@@ -46,6 +50,14 @@ extension FrontMatter {
       metadata = Self.metadata(from: parsed)
       metadata.hasFrontMatter = true
       bodyStart = block.bodyStart
+      if withFields, parsed.entries.contains(where: { $0.key == TaskFrontMatter.statusKey }) {
+        var values: [String: (value: FieldValue, line: Int?)] = [:]
+        for entry in parsed.entries {
+          guard let key = entry.key, TaskFrontMatter.allKeys.contains(key), values[key] == nil else { continue }
+          values[key] = (fieldValue(entry.value), parsed.fileLine(of: entry.keyNode.mark))
+        }
+        taskFields = values
+      }
       var seen = Set<String>()
       for entry in parsed.entries where withFields {
         guard let key = entry.key, !knownKeys.contains(key), seen.insert(key).inserted else { continue }
@@ -62,7 +74,21 @@ extension FrontMatter {
       }
     }
     metadata.firstHeading = withContiguousUTF8(text) { MarkdownHeading.firstLevelOne(in: $0, from: bodyStart) }
-    return (metadata, fields)
+    return (metadata, fields, taskFields)
+  }
+
+  /// A YAML node as the task reader takes it (scalars as written, never type-resolved).
+  static func fieldValue(_ node: Node) -> FieldValue {
+    switch node {
+    case .scalar:
+      return fieldText(node).map(FieldValue.text) ?? .null
+    case .sequence(let items):
+      return .list(items.map(fieldValue))
+    case .mapping(let mapping):
+      return .mapping(mapping.compactMap { pair in pair.key.scalar.map { ($0.string, fieldValue(pair.value)) } })
+    default:
+      return .null
+    }
   }
 
   /// A scalar's text; nil for null and for collections.

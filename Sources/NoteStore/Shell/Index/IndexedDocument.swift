@@ -10,6 +10,8 @@ struct IndexedDocument {
   /// The body after the front matter, cut at ``bodyLimit`` bytes.
   var body: String
   var fields: [FrontMatterField]
+  /// The tasks the note holds (itself, or its checklist lines).
+  var tasks: [TaskRow] = []
 
   /// Reads the note at `path`. Problems become the note's `warning`, never an error, so a broken file is still
   /// listed: malformed front matter keeps its body searchable, a file that is not UTF-8 is indexed by path only.
@@ -33,12 +35,20 @@ struct IndexedDocument {
           warning: NoteStoreError.notUTF8(path: path).description),
         body: "", fields: [])
     }
-    let body = capped(FrontMatter.body(of: text))
+    let bodyText = FrontMatter.body(of: text)
+    let body = capped(bodyText)
+    let bodyStart = text.utf8.count - bodyText.utf8.count
     do {
-      let (metadata, fields) = try FrontMatter.readIndexed(text)
-      return IndexedDocument(note: Note(path: path, metadata: metadata), body: body, fields: fields)
+      let (metadata, fields, taskFields) = try FrontMatter.readIndexed(text)
+      let note = Note(path: path, metadata: metadata)
+      let tasks = NoteTasks.rows(
+        text: text, bodyStart: bodyStart, title: note.title, tags: note.tags, taskFields: taskFields)
+      return IndexedDocument(note: note, body: body, fields: fields, tasks: tasks)
     } catch {
-      return IndexedDocument(note: NoteScanner.note(path: path, text: text), body: body, fields: [])
+      // Front matter nb cannot read is still the user's note: its checklist lines are still tasks.
+      let note = NoteScanner.note(path: path, text: text)
+      let tasks = NoteTasks.rows(text: text, bodyStart: bodyStart, title: note.title, tags: [], taskFields: nil)
+      return IndexedDocument(note: note, body: body, fields: [], tasks: tasks)
     }
   }
 

@@ -29,7 +29,7 @@ import GRDB
 /// from, from one built in memory.
 final class NoteIndex {
   /// Bumped whenever the schema or what is stored changes: an index of another version is rebuilt.
-  static let schemaVersion = 1
+  static let schemaVersion = 2
   static let fileName = "notes.sqlite"
   /// Stat data this close to the time of reading cannot be trusted to change on the next write.
   static let racyNanoseconds: Int64 = 2_000_000_000
@@ -235,6 +235,8 @@ final class NoteIndex {
   /// - `tag`: one row per (note, tag), for tag filters and counts.
   /// - `field`: one row per value of every other front matter key, typed (text, number, instant), for filters on
   ///   keys nb gives no meaning (`due`, `priority`, `status`).
+  /// - `task`: one row per task (a task note at line 0, every other note's checklist lines at their line), typed for
+  ///   the task views; `reminder`: one row per reminder of a task (see `NoteIndex+Tasks.swift`).
   /// - `fts`: FTS5 over title, tags and body (the first ``IndexedDocument/bodyLimit`` bytes), rowid = note rowid,
   ///   tokenized by ``IndexTokenizer``; it keeps its text for `snippet()`.
   /// - `meta`: `complete` (`1` once a build finished), `head` (the commit the rows reflect), `watch` (the change
@@ -305,6 +307,49 @@ final class NoteIndex {
         CREATE INDEX field_text ON field(key, folded);
         CREATE INDEX field_number ON field(key, number);
         CREATE INDEX field_instant ON field(key, instant);
+        CREATE TABLE task(
+          note INTEGER NOT NULL,
+          line INTEGER NOT NULL,
+          title TEXT NOT NULL,
+          title_folded TEXT NOT NULL,
+          status TEXT NOT NULL,
+          closed INTEGER NOT NULL,
+          priority INTEGER NOT NULL,
+          priority_text TEXT NOT NULL,
+          due_text TEXT,
+          due_kind INTEGER,
+          due_day INTEGER,
+          due_at REAL,
+          scheduled_text TEXT,
+          scheduled_day INTEGER,
+          completed_text TEXT,
+          completed_day INTEGER,
+          recurrence TEXT,
+          anchor TEXT NOT NULL,
+          instances TEXT NOT NULL,
+          contexts TEXT NOT NULL,
+          projects TEXT NOT NULL,
+          tags TEXT NOT NULL,
+          keys TEXT NOT NULL,
+          location TEXT,
+          subtasks_done INTEGER NOT NULL,
+          subtasks_total INTEGER NOT NULL,
+          warnings TEXT NOT NULL,
+          PRIMARY KEY(note, line)
+        ) WITHOUT ROWID;
+        CREATE INDEX task_due ON task(closed, due_day);
+        CREATE INDEX task_priority ON task(closed, priority);
+        CREATE INDEX task_completed ON task(completed_day);
+        CREATE TABLE reminder(
+          note INTEGER NOT NULL,
+          line INTEGER NOT NULL,
+          text TEXT NOT NULL,
+          kind INTEGER NOT NULL,
+          seconds INTEGER,
+          at REAL
+        );
+        CREATE INDEX reminder_note ON reminder(note, line);
+        CREATE INDEX reminder_at ON reminder(at);
         CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, tokenize = '\(IndexTokenizer.name)');
         """)
     try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
@@ -694,7 +739,10 @@ final class NoteIndex {
     if let rowid = try Int64.fetchOne(
       db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?"), arguments: [path])
     {
-      for table in ["fts WHERE rowid", "tag WHERE note", "field WHERE note", "note WHERE rowid"] {
+      for table in [
+        "fts WHERE rowid", "tag WHERE note", "field WHERE note", "task WHERE note", "reminder WHERE note",
+        "note WHERE rowid",
+      ] {
         try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [rowid])
       }
     }
@@ -734,6 +782,7 @@ final class NoteIndex {
         rowid, field.key, field.text, fold(field.text), field.number, field.instant?.timeIntervalSince1970,
       ])
     }
+    try insertTasks(db, rowid: rowid, document.tasks)
   }
 
   /// The case-insensitive form titles sort by and values compare by. The standard library's, not Foundation's

@@ -1,0 +1,315 @@
+import Foundation
+import TaskKit
+
+/// Tasks: notes whose front matter has `status:` and the checklist lines of every other note. See ``TaskQuery``.
+extension NoteRepository {
+  var taskClock: NoteIndex.TaskClock { NoteIndex.TaskClock(now: clock(), timeZone: timeZone) }
+
+  /// Today in the repository's time zone.
+  public var today: Day { Day(clock(), in: timeZone) }
+
+  // MARK: - Reading
+
+  /// The tasks `query` selects, from the index. Tasks in archived projects are left out unless the query asks for
+  /// them or names that project.
+  public func tasks(_ query: TaskQuery) throws -> [TaskEntry] {
+    var entries = try index.tasks(query, clock: taskClock)
+    if !query.includeArchived {
+      var archived: [String: Bool] = [:]
+      let named = query.project.map(NoteIndex.projectKey)
+      entries = entries.filter { entry in
+        !isArchived(entry.note.notebook, cache: &archived, except: named)
+      }
+    }
+    return entries
+  }
+
+  /// Whether a notebook or one above it is archived (`archived: true` in its `.notebook.yaml`), unless it is
+  /// `except` or inside it (a project asked for by name is shown).
+  func isArchived(_ notebook: String, cache: inout [String: Bool], except: String?) -> Bool {
+    if let except, RepoPaths.isInside(notebook.lowercased(), directory: except) { return false }
+    var path = notebook
+    while !path.isEmpty {
+      if let known = cache[path] {
+        if known { return true }
+      } else {
+        let settings = NotebookSettings.read(at: absolute(path + "/" + Self.notebookSettingsFile))
+        let archived = settings?.archived == true
+        cache[path] = archived
+        if archived { return true }
+      }
+      path = RepoPaths.directory(of: path)
+    }
+    return false
+  }
+
+  /// A project's look: the notebook's `.notebook.yaml` `color`, `icon` and `archived`.
+  public func projectSettings(_ notebook: String) -> (color: String?, icon: String?, archived: Bool) {
+    let settings = NotebookSettings.read(at: absolute(notebook + "/" + Self.notebookSettingsFile))
+    return (settings?.color, settings?.icon, settings?.archived ?? false)
+  }
+
+  /// The tasks a note holds: itself (a task note) or its checklist lines, in line order.
+  public func tasks(in note: Note) throws -> [TaskEntry] {
+    try index.tasks(ofNote: note.path, clock: taskClock)
+  }
+
+  /// Resolves a TASK argument: `path:line` for an inline task; a note (path, id, title) that is a task or holds
+  /// exactly one; else words of a task's title, matching exactly one task (open ones first).
+  public func resolveTask(_ selector: String) throws -> TaskEntry {
+    let trimmed = selector.trimmingCharacters(in: .whitespaces)
+    guard !trimmed.isEmpty else { throw NoteStoreError.invalidArgument("the task is empty; give a path, an id or words of its title") }
+    if let colon = trimmed.lastIndex(of: ":"), let line = Int(trimmed[trimmed.index(after: colon)...]),
+      !trimmed[..<colon].isEmpty
+    {
+      let note = try resolve(String(trimmed[..<colon]))
+      guard let entry = try tasks(in: note).first(where: { $0.line == line }) else {
+        throw NoteStoreError.invalidArgument(
+          "\(note.path) line \(line) is not a checklist line ('- [ ] …'); 'nb task list' shows each task's line")
+      }
+      return entry
+    }
+    if let note = try? resolve(trimmed) {
+      let entries = try tasks(in: note)
+      if entries.count == 1 { return entries[0] }
+      if entries.count > 1 {
+        throw NoteStoreError.ambiguousNote(selector: selector, candidates: entries.map(\.selector))
+      }
+    }
+    var matches = try tasks(TaskQuery(view: .open, search: trimmed, includeArchived: true))
+    if matches.isEmpty { matches = try tasks(TaskQuery(view: .all, search: trimmed, includeArchived: true)) }
+    let folded = trimmed.lowercased()
+    let exact = matches.filter { $0.task.title.lowercased() == folded }
+    if exact.count == 1 { return exact[0] }
+    let inTitle = matches.filter { $0.task.title.lowercased().contains(folded) }
+    if inTitle.count == 1 { return inTitle[0] }
+    if matches.count == 1 { return matches[0] }
+    if matches.isEmpty {
+      throw NoteStoreError.invalidArgument(
+        "no task matches '\(selector)': give a path, path:line, an id or words of its title; 'nb task list --all' shows them")
+    }
+    let candidates = (inTitle.isEmpty ? matches : inTitle).map { "\($0.selector) (\($0.task.title))" }
+    throw NoteStoreError.ambiguousNote(selector: selector, candidates: candidates)
+  }
+
+  /// Reminders whose time has come (at or before now, and after `since`) on tasks that are not done, earliest first.
+  /// A reminder relative to `due` of a task without a due date never fires.
+  public func dueReminders(since: Date, until: Date? = nil) throws -> [DueReminder] {
+    let until = until ?? clock()
+    let rows = try index.reminders()
+    guard !rows.isEmpty else { return [] }
+    var entriesByNote: [Int64: [TaskEntry]] = [:]
+    var result: [DueReminder] = []
+    let paths = try index.read { db in
+      try [Int64: String](
+        uniqueKeysWithValues: Set(rows.map(\.note)).map { rowid in
+          (rowid, try String.fetchOne(db, sql: "SELECT path FROM note WHERE rowid = ?", arguments: [rowid]) ?? "")
+        })
+    }
+    for row in rows {
+      if entriesByNote[row.note] == nil, let path = paths[row.note] {
+        entriesByNote[row.note] = try index.tasks(ofNote: path, clock: taskClock)
+      }
+      guard let entry = entriesByNote[row.note]?.first(where: { ($0.line ?? 0) == row.line }) else { continue }
+      let reminder: Reminder
+      let at: Date
+      if row.kind == 3, let seconds = row.seconds {
+        guard let due = entry.task.due else { continue }
+        reminder = .relative(text: row.text, seconds: seconds)
+        at = due.instant(in: timeZone).addingTimeInterval(TimeInterval(seconds))
+      } else {
+        guard let date = TaskDate(text: row.text) else { continue }
+        reminder = .absolute(date)
+        at = date.instant(in: timeZone)
+      }
+      if at > since, at <= until { result.append(DueReminder(entry: entry, at: at, reminder: reminder)) }
+    }
+    return result.sorted { ($0.at, $0.entry.selector) < ($1.at, $1.entry.selector) }
+  }
+
+  // MARK: - Changing
+
+  /// Creates a task note (one commit) and returns it.
+  @discardableResult
+  public func createTask(_ draft: TaskDraft) throws -> Note {
+    try createTasks([draft], subject: nil)[0]
+  }
+
+  /// Creates task notes in one commit (an import).
+  @discardableResult
+  public func createTasks(_ drafts: [TaskDraft], subject: String?) throws -> [Note] {
+    for draft in drafts { try validate(draft) }
+    let notes = drafts.map { draft in
+      NoteDraft(title: draft.title, notebook: draft.notebook, tags: draft.tags, content: TaskText.body(draft))
+    }
+    return try createNotes(notes, subject: subject) { index, text in try TaskText.addingTask(drafts[index], to: text) }
+  }
+
+  private func validate(_ draft: TaskDraft) throws {
+    if let recurrence = draft.recurrence, let problem = NoteTasks.ruleProblem(recurrence) {
+      throw NoteStoreError.invalidArgument(problem)
+    }
+  }
+
+  /// Completes a task: a task note becomes done (stamping `completedDate`), or, when it repeats, records the day in
+  /// `complete_instances` and moves to its next occurrence; an inline task is ticked (`[x]` and ` ✅ date`), a
+  /// repeating one gets its next occurrence on a new line above, as the Obsidian Tasks plugin writes it.
+  @discardableResult
+  public func completeTask(_ entry: TaskEntry) throws -> TaskCompletion {
+    let day = today
+    var nextDue: TaskDate?
+    var advanced = false
+    let note = try editTaskText(entry, subject: "done") { text in
+      if let item = try checklistItem(of: entry, in: text) {
+        let inline = InlineTask(item)
+        let line = TaskText.line(of: item, in: text)
+        var lines = [inline.markingDone(on: day, line: line)]
+        if let recurrence = inline.recurrence, let rule = try? NoteTasks.parseRule(recurrence) {
+          let anchor = rule.anchor ?? .scheduled
+          let advance = TaskSeries.advance(
+            due: inline.due.map(TaskDate.day), scheduled: inline.scheduled.map(TaskDate.day), reminders: [],
+            rule: rule.rule, anchor: anchor, completedOn: day, timeZone: timeZone)
+          let next = advance.map { advance in
+            (
+              due: advance.due?.day, scheduled: advance.scheduled?.day,
+              start: inline.start.map { $0.adding(days: advance.dayShift) }
+            )
+          }
+          lines = InlineTaskEdit.completingRepeat(inline, line: line, on: day, nextDates: next)
+          nextDue = advance?.due
+          advanced = advance != nil
+        }
+        return TaskText.replacingLine(of: item, in: text, with: lines)
+      }
+      let result = try TaskText.completing(entry.task, text: text, on: day, timeZone: timeZone)
+      nextDue = result.advance?.due
+      advanced = result.advance != nil
+      return result.text
+    }
+    return TaskCompletion(entry: try refreshed(entry, note: note, advanced: advanced), nextDue: nextDue, advanced: advanced)
+  }
+
+  /// Sets a task's status: open (reopen: removes `completedDate`; an inline task is unticked and loses its done
+  /// date), in progress (`[/]`), or cancelled (`[-]` and ` ❌ date` inline).
+  @discardableResult
+  public func setTaskStatus(_ entry: TaskEntry, _ status: TaskStatus) throws -> TaskEntry {
+    if status == .done { return try completeTask(entry).entry }
+    let day = today
+    let note = try editTaskText(entry, subject: status.text) { text in
+      if let item = try checklistItem(of: entry, in: text) {
+        let inline = InlineTask(item)
+        let line = TaskText.line(of: item, in: text)
+        let changed: String
+        switch status {
+        case .open: changed = inline.markingOpen(line: line)
+        case .cancelled: changed = inline.markingCancelled(on: day, line: line)
+        case .inProgress:
+          let opened = inline.markingOpen(line: line)
+          return Checklist.setting(item, check: "/", in: TaskText.replacingLine(of: item, in: text, with: [opened]))
+        default:
+          throw NoteStoreError.invalidArgument("an inline task's status is open, in-progress, done or cancelled")
+        }
+        return TaskText.replacingLine(of: item, in: text, with: [changed])
+      }
+      return try TaskText.settingStatus(status, on: day, in: text)
+    }
+    return try refreshed(entry, note: note, advanced: false)
+  }
+
+  /// Ticks or unticks one subtask of a task note (its checklist line's one character).
+  @discardableResult
+  public func setSubtask(_ entry: TaskEntry, _ selector: SubtaskSelector, done: Bool) throws -> TaskEntry {
+    guard entry.line == nil else {
+      throw NoteStoreError.invalidArgument("\(entry.selector) is an inline task; it has no subtasks")
+    }
+    let note = try editTaskText(entry, subject: done ? "tick subtask" : "untick subtask") { text in
+      let body = FrontMatter.body(of: text)
+      let items = Checklist.items(in: text, bodyStart: text.utf8.count - body.utf8.count)
+      let item: ChecklistItem
+      switch selector {
+      case .number(let number):
+        guard number >= 1, number <= items.count else {
+          throw NoteStoreError.invalidArgument(
+            items.isEmpty
+              ? "\(entry.note.path) has no subtasks ('- [ ] …' lines)"
+              : "subtask \(number) is out of range: \(entry.note.path) has \(items.count) (1–\(items.count))")
+        }
+        item = items[number - 1]
+      case .text(let words):
+        let folded = words.lowercased()
+        let matches = items.filter { $0.text.lowercased().contains(folded) }
+        let exact = matches.filter { $0.text.lowercased() == folded }
+        guard let found = exact.count == 1 ? exact.first : (matches.count == 1 ? matches.first : nil) else {
+          if matches.isEmpty {
+            throw NoteStoreError.invalidArgument("no subtask of \(entry.note.path) contains '\(words)'")
+          }
+          throw NoteStoreError.ambiguousNote(
+            selector: words, candidates: matches.map { "line \($0.line): \($0.text)" })
+        }
+        item = found
+      }
+      return Checklist.setting(item, check: done ? "x" : " ", in: text)
+    }
+    return try refreshed(entry, note: note, advanced: false)
+  }
+
+  /// Changes a task's fields. A task note's keys are edited in place; an inline task's dates are changed on its
+  /// line (only the fields the line has), other fields of an inline task are refused.
+  @discardableResult
+  public func editTask(_ entry: TaskEntry, _ edit: TaskEdit) throws -> TaskEntry {
+    if let recurrence = edit.recurrence, let problem = NoteTasks.ruleProblem(recurrence) {
+      throw NoteStoreError.invalidArgument(problem)
+    }
+    let note = try editTaskText(entry, subject: "edit task") { text in
+      if let item = try checklistItem(of: entry, in: text) {
+        let inline = InlineTask(item)
+        let onlyDates = TaskEdit(due: edit.due, scheduled: edit.scheduled)
+        guard edit == onlyDates else {
+          throw NoteStoreError.invalidArgument(
+            "\(entry.selector) is an inline task: nb changes its dates; edit other fields in the line itself")
+        }
+        let line = TaskText.line(of: item, in: text)
+        if let due = edit.due, inline.due == nil {
+          throw NoteStoreError.invalidArgument(
+            "\(entry.selector) has no 📅 due date to change; add one to the line (📅 \(due.day.iso))")
+        }
+        let changed = inline.withDates(due: edit.due?.day, scheduled: edit.scheduled?.day, start: nil, line: line)
+        return TaskText.replacingLine(of: item, in: text, with: [changed])
+      }
+      return try TaskText.applying(edit, to: text, existing: entry.task.reminders)
+    }
+    return try refreshed(entry, note: note, advanced: false)
+  }
+
+  /// The checklist item an inline task is on, re-read from `text` (nil for a task note). Refuses when the line is no
+  /// longer a checklist line (the file changed since it was listed).
+  private func checklistItem(of entry: TaskEntry, in text: String) throws -> ChecklistItem? {
+    guard let line = entry.line else { return nil }
+    let body = FrontMatter.body(of: text)
+    guard let item = Checklist.items(in: text, bodyStart: text.utf8.count - body.utf8.count).first(where: { $0.line == line })
+    else {
+      throw NoteStoreError.invalidArgument(
+        "\(entry.note.path) line \(line) is no longer a checklist line; run 'nb task list' again")
+    }
+    return item
+  }
+
+  /// Reads the note, applies `change` to its text, stamps and commits (nothing when the text is unchanged).
+  private func editTaskText(_ entry: TaskEntry, subject: String, _ change: (String) throws -> String) throws -> Note {
+    try mutate { tx in
+      let original = try readText(entry.note.path)
+      let text = try frontMatterCall(entry.note.path) { try change(original) }
+      guard text != original else { return entry.note }
+      let what = entry.line.map { "\(entry.note.path):\($0)" } ?? entry.note.path
+      return try stampAndWrite(entry.note.path, text: text, in: &tx, subject: "task \(subject) \(what)")
+    }
+  }
+
+  /// The entry after a change, from the index (the same line; a repeat that added a line above moved it down one).
+  private func refreshed(_ entry: TaskEntry, note: Note, advanced: Bool) throws -> TaskEntry {
+    let entries = try tasks(in: note)
+    guard let line = entry.line else { return entries.first ?? entry }
+    let wanted = advanced ? line + 1 : line
+    return entries.first { $0.line == wanted } ?? entry
+  }
+}
