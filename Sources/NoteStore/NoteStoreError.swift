@@ -79,7 +79,7 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
     case .unsupportedFormat(let path, let found):
       let readable = RepositoryFormat.supported.map(String.init)
       let list = readable.dropLast().joined(separator: ", ") + (readable.count > 1 ? " and " : "") + readable.last!
-      return "\(path): format \(found) is not supported by this nb (this nb reads formats \(list)); upgrade nb"
+      return "\(path): format \(found) is not supported: this nb reads formats \(list); upgrade nb"
     case .noteNotFound(let selector):
       return "no note matches '\(selector)': give a path (work/roadmap), an id prefix or a title; 'nb list' shows them"
     case .ambiguousNote(let selector, let candidates):
