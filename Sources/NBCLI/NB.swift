@@ -18,10 +18,11 @@ public struct NB: ParsableCommand {
       """,
     version: version,
     subcommands: [
-      Init.self, Add.self, Edit.self, Show.self, List.self, Search.self, Reindex.self, Move.self, Delete.self,
+      Init.self, Add.self, Edit.self, Show.self, Attach.self, List.self, Search.self, Reindex.self, Move.self,
+      Delete.self,
       NotebookCommand.self,
       TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self, Conflicts.self,
-      InkCommand.self, TaskCommand.self, Reminders.self, MergeDriverCommand.self, Quickstart.self,
+      InkCommand.self, TaskCommand.self, Reminders.self, MergeDriverCommand.self, Quickstart.self, Migrate.self,
     ]
   )
 

@@ -68,6 +68,14 @@ struct NoteJSON: Encodable {
   var body: String?
   /// `nb show` only: the note's ink, when it has a sidecar.
   var ink: InkJSON?
+  /// `nb show` only: the files in the note's attachment folder (empty when it has none).
+  var attachments: [AttachmentJSON] = []
+
+  /// The JSON shape of one attachment: `{path, bytes}`, as `nb attach --json` prints it.
+  struct AttachmentJSON: Encodable {
+    var path: String
+    var bytes: Int64
+  }
 
   /// The JSON shape of a note's ink in `nb show --json`.
   struct InkJSON: Encodable {
@@ -92,7 +100,7 @@ struct NoteJSON: Encodable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case path, id, title, notebook, tags, aliases, created, updated, body, warning, ink
+    case path, id, title, notebook, tags, aliases, created, updated, body, warning, ink, attachments
     case conflictOf = "conflict_of"
   }
 
@@ -114,6 +122,7 @@ struct NoteJSON: Encodable {
     if let body {
       try c.encode(body, forKey: .body)
       try c.encode(ink, forKey: .ink)
+      try c.encode(attachments, forKey: .attachments)
     }
   }
 }

@@ -32,11 +32,13 @@ struct Show: ParsableCommand {
       inkProblem = "\(error)"
     }
     let inkPath = notes.inkPath(of: target)
+    let attachments = try notes.attachmentFiles(of: target)
     // On standard error, so it never mixes into the JSON a script reads.
     if let inkProblem { warn(inkProblem) }
     if output.json {
       var json = NoteJSON(target, body: body)
       json.ink = ink.map { NoteJSON.InkJSON(path: inkPath, pages: $0.pages, strokes: $0.strokes, points: $0.points) }
+      json.attachments = attachments.map { NoteJSON.AttachmentJSON(path: $0.path, bytes: $0.bytes) }
       try printJSON(json)
       return
     }
@@ -51,6 +53,9 @@ struct Show: ParsableCommand {
     if let ink {
       let svg = target.stem + ".svg"
       rows.append(("ink", "\(ink.headline) in \(inkPath); render: nb ink render \(target.path) -o \(svg)"))
+    }
+    for (index, file) in attachments.enumerated() {
+      rows.append((index == 0 ? "attached" : "", "\(file.path) (\(ByteCountFormatter.string(fromByteCount: file.bytes, countStyle: .file)))"))
     }
     printRows(rows)
     print("")

@@ -77,7 +77,9 @@ public enum NoteStoreError: Error, Equatable, CustomStringConvertible {
     case .alreadyInitialized(let path):
       return "\(path) already holds an nb repository (.nb/config.yaml exists)"
     case .unsupportedFormat(let path, let found):
-      return "\(path): format \(found) is not supported by this nb (it reads format 1); upgrade nb"
+      let readable = RepositoryFormat.supported.map(String.init)
+      let list = readable.dropLast().joined(separator: ", ") + (readable.count > 1 ? " and " : "") + readable.last!
+      return "\(path): format \(found) is not supported: this nb reads formats \(list); upgrade nb"
     case .noteNotFound(let selector):
       return "no note matches '\(selector)': give a path (work/roadmap), an id prefix or a title; 'nb list' shows them"
     case .ambiguousNote(let selector, let candidates):

@@ -18,7 +18,7 @@ final class InitTests: NBCLITestCase {
       ["A\t.gitattributes", "A\t.gitignore", "A\t.nb/config.yaml", "A\tinbox/.notebook.yaml"])
     XCTAssertEqual(try git.run("symbolic-ref", "HEAD"), "refs/heads/main\n")
     let config = try text(".nb/config.yaml").split(separator: "\n")
-    XCTAssertTrue(config.contains("format: 1"), "\(config)")
+    XCTAssertTrue(config.contains("format: 2"), "\(config)")
     XCTAssertTrue(config.contains("default_notebook: inbox"), "\(config)")
     XCTAssertTrue(
       try text(".gitattributes").split(separator: "\n").contains("*.ink.jsonl merge=nb-ink diff=nb-ink text eol=lf"))

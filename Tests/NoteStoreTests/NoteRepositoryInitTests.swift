@@ -13,14 +13,14 @@ final class NoteRepositoryInitTests: NoteRepositoryTestCase {
       try changedFiles(), ["A\t.gitattributes", "A\t.gitignore", "A\t.nb/config.yaml", "A\tinbox/.notebook.yaml"])
     XCTAssertEqual(
       try read(".nb/config.yaml"),
-      "# nb repository settings, shared by every device that syncs this repository.\nformat: 1\n"
+      "# nb repository settings, shared by every device that syncs this repository.\nformat: 2\n"
         + "default_notebook: inbox\n")
     XCTAssertEqual(try read("inbox/.notebook.yaml"), "created: 2026-11-22T10:07:01+01:00\n")
     XCTAssertTrue(try read(".gitattributes").contains("*.ink.jsonl merge=nb-ink diff=nb-ink text eol=lf\n"))
     // The identity comes from the isolated HOME, and the commit time from the injected clock.
     XCTAssertEqual(
       try git.run("log", "-1", "--format=%an <%ae> %at"), "Test User <test@example.com> 1795338421\n")
-    XCTAssertEqual(repository.config, RepositoryConfig(format: 1, defaultNotebook: "inbox"))
+    XCTAssertEqual(repository.config, RepositoryConfig(format: 2, defaultNotebook: "inbox"))
     try assertCleanAndSound()
   }
 

@@ -150,6 +150,8 @@ extension NoteRepository {
           reserved.contains(RepoPaths.join(notebook, candidate))
             || FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate + ".md")))
             || FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate)))
+            // A new note must not turn a notebook named `<slug>.files/` into its attachment folder.
+            || FileSystem.exists(self.absolute(RepoPaths.join(notebook, candidate + RepoPaths.attachmentSuffix)))
         }
         reserved.insert(RepoPaths.join(notebook, slug))
         let path = RepoPaths.join(notebook, slug + ".md")
@@ -196,13 +198,7 @@ extension NoteRepository {
           let head = text.utf8.count - FrontMatter.body(of: text).utf8.count
           text = String(decoding: Array(text.utf8.prefix(head)), as: UTF8.self) + body
         }
-        if let append = change.append {
-          // Appending adds whole lines, in the file's own line ending.
-          let ending = Self.lineEnding(of: text)
-          if !text.isEmpty && text.last?.isNewline != true { text += ending }
-          text += append
-          if append.last?.isNewline != true { text += ending }
-        }
+        if let append = change.append { text = Self.appending(append, to: text) }
       }
       guard text != original else { return note }
       return try stampAndWrite(note.path, text: text, in: &tx, subject: "edit \(note.path)")
@@ -281,13 +277,35 @@ extension NoteRepository {
         [(note.path, target)]
         + zip(RepoPaths.sidecars(of: note.path), RepoPaths.sidecars(of: target))
         .filter { FileSystem.exists(absolute($0.0)) }
+      // The attachment folder travels as one directory rename; every file in it is committed at both paths.
+      let folder = RepoPaths.attachmentFolder(of: note.path)
+      let targetFolder = RepoPaths.attachmentFolder(of: target)
+      let attachments = try attachments(of: note)
+      let movesFolder = FileSystem.lstatInfo(absolute(folder))?.isDirectory == true && hasAttachmentFolders
       for (_, to) in pairs where FileSystem.exists(absolute(to)) {
         throw NoteStoreError.alreadyExists(path: to, what: "a file is already there")
+      }
+      if movesFolder, FileSystem.exists(absolute(targetFolder)) {
+        throw NoteStoreError.alreadyExists(path: targetFolder, what: "the moved note's attachment folder goes there")
       }
       for (from, to) in pairs {
         try tx.move(from, to)
         tx.touch(from)
         tx.touch(to)
+      }
+      if movesFolder {
+        try tx.move(folder, targetFolder)
+        for path in attachments {
+          tx.touch(path)
+          tx.touch(targetFolder + path.dropFirst(folder.count))
+        }
+        // A rename changes the folder's name: the body's links to it follow (a move keeps it, and the links).
+        let oldName = RepoPaths.lastComponent(of: folder)
+        let newName = RepoPaths.lastComponent(of: targetFolder)
+        if oldName != newName, let text = try? readText(target) {
+          let relinked = AttachmentLinks.retargeting(text, from: oldName, to: newName)
+          if relinked != text { try tx.write(target, relinked) }
+        }
       }
       tx.note(note.id)
       let shownTarget = destination.hasSuffix(".md") ? target : RepoPaths.directory(of: target) + "/"
@@ -298,15 +316,26 @@ extension NoteRepository {
 
   // MARK: - Helpers
 
-  /// A note's file and those of its sidecars that exist: what travels and goes with it.
+  /// A note's file, those of its sidecars that exist, and its attachments: what travels and goes with it.
   func noteFiles(_ path: String) -> [String] {
     [path] + RepoPaths.sidecars(of: path).filter { FileSystem.exists(absolute($0)) }
+      + attachmentFiles(ofNotePath: path).map(\.path)
   }
 
   /// Templates end `{{ content }}` with their own newline; piped input brings one too, which would double it.
   static func droppingFinalNewline(_ text: String) -> String {
     // "\r\n" is one Character in Swift, so this drops either ending whole.
     text.last?.isNewline == true ? String(text.dropLast()) : text
+  }
+
+  /// `text` with `append` added as whole lines, in the file's own line ending.
+  static func appending(_ append: String, to text: String) -> String {
+    let ending = lineEnding(of: text)
+    var text = text
+    if !text.isEmpty && text.last?.isNewline != true { text += ending }
+    text += append
+    if append.last?.isNewline != true { text += ending }
+    return text
   }
 
   /// The file's own line ending (its first line break), so appended text does not mix LF into a CRLF file.

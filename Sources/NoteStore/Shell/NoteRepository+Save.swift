@@ -153,7 +153,8 @@ extension NoteRepository {
             plain.append(path)
             continue
           }
-          guard RepoPaths.isNotePath(path), !isHidden(path) else {
+          // A `.md` file in an attachment folder is an attachment: committed as it is, never stamped.
+          guard RepoPaths.isNotePath(path), !isHidden(path), !isAttachment(path) else {
             plain.append(path)
             continue
           }

@@ -454,7 +454,7 @@ extension NoteRepository {
     let merged = SyncPolicy.merge(
       base: try versions(baseFiles, tip: nil), ours: try versions(ourFiles, tip: local),
       theirs: try versions(theirFiles, tip: remoteTip), device: Slug.make(options.device), now: clock(),
-      force: options.force)
+      force: options.force, attachmentFolders: hasAttachmentFolders)
     guard case .merged(let tree, let report) = merged else {
       if case .needsForce(let reason) = merged {
         throw NoteStoreError.syncFailed("\(reason); nothing was changed — run 'nb sync --force' if this is intended")

@@ -16,7 +16,9 @@ public final class NoteRepository {
   /// The work tree root.
   public let root: URL
   /// The settings read from `.nb/config.yaml`.
-  public private(set) var config: RepositoryConfig
+  public internal(set) var config: RepositoryConfig {
+    didSet { scanner.attachmentFolders = hasAttachmentFolders }
+  }
   /// The clock; tests and apps may replace it.
   public var clock: () -> Date = { Date() }
   /// The zone timestamps are written in.
@@ -63,7 +65,9 @@ public final class NoteRepository {
     self.openedGit = git
     self.config = config
     self.realRoot = FileSystem.realPath(root.path) ?? root.path
-    self.scanner = NoteScanner(root: root, cacheDirectory: gitDirectory.appendingPathComponent("nb/cache"))
+    self.scanner = NoteScanner(
+      root: root, cacheDirectory: gitDirectory.appendingPathComponent("nb/cache"),
+      attachmentFolders: config.format >= RepositoryFormat.attachments)
   }
 
   /// `.git` as a directory, or the directory a `.git` file (`gitdir: PATH`, as worktrees and submodules have)
@@ -394,9 +398,24 @@ struct Transaction {
     touch(path)
   }
 
-  /// Removes a note together with its sidecars.
+  /// Removes a note together with its sidecars and its attachment folder (whose emptied directories go too: left
+  /// behind, an empty `x.files/` would turn up as a notebook).
   mutating func removeNote(_ path: String) throws {
     for file in repository.noteFiles(path) { try remove(file) }
+    let folder = RepoPaths.attachmentFolder(of: path)
+    if repository.hasAttachmentFolders, FileSystem.lstatInfo(repository.absolute(folder))?.isDirectory == true {
+      try removeEmptyDirectories(folder)
+    }
+  }
+
+  /// Removes `directory` and the directories below it when no file is left in them (bottom up); one still holding
+  /// something (a hidden file nb does not list) stays. Undone by making them again.
+  mutating func removeEmptyDirectories(_ directory: String) throws {
+    let full = repository.absolute(directory)
+    for entry in FileSystem.entries(of: full) where entry.isDirectory {
+      try removeEmptyDirectories(RepoPaths.join(directory, entry.name))
+    }
+    if rmdir(full) == 0 { undo.append { try? FileSystem.makeDirectory(full) } }
   }
 
   /// Renames a file or directory (same file system, so it is atomic), recording the reverse move.

@@ -11,10 +11,27 @@ final class NoteScanner {
 
   private let root: String
   private let cacheDirectory: String
+  /// Whether `<stem>.files/` beside `<stem>.md` is an attachment folder (format 2), skipped by every walk; in a
+  /// format-1 repository it is a notebook like any directory.
+  var attachmentFolders: Bool
 
-  init(root: URL, cacheDirectory: URL) {
+  init(root: URL, cacheDirectory: URL, attachmentFolders: Bool) {
     self.root = root.path
     self.cacheDirectory = cacheDirectory.appendingPathComponent("notes-v2").path
+    self.attachmentFolders = attachmentFolders
+  }
+
+  /// The directories of a listing that are notebooks to descend into: all of them, less the attachment folders of
+  /// the notes (`noteNames`, file names) listed beside them.
+  static func notebookChildren(
+    _ children: [String], of directory: String, noteNames: Set<String>, attachmentFolders: Bool
+  ) -> [String] {
+    guard attachmentFolders else { return children }
+    return children.filter { child in
+      !RepoPaths.isAttachmentFolder(RepoPaths.join(directory, child)) {
+        noteNames.contains(RepoPaths.lastComponent(of: $0))
+      }
+    }
   }
 
   /// Notes under `notebook` (`""` = root), in path order; only that directory unless `recursive`.
@@ -100,7 +117,10 @@ final class NoteScanner {
       }
     }
     if recursive {
-      for child in children {
+      let noteNames = Set(files.map(\.name))
+      for child in Self.notebookChildren(
+        children, of: directory, noteNames: noteNames, attachmentFolders: attachmentFolders)
+      {
         scan(
           directory: RepoPaths.join(directory, child), recursive: true, racyLimit: racyLimit, into: &notes,
           strays: &strays)
@@ -177,16 +197,23 @@ final class NoteScanner {
 
   private func walkNotebooks(directory: String, into result: inout [Notebook]) {
     let full = directory.isEmpty ? root : root + "/" + directory
-    var count = 0
     var hasSettings = false
+    var children: [String] = []
+    var noteNames = Set<String>()
     for entry in FileSystem.entries(of: full) {
       if entry.name == NoteRepository.notebookSettingsFile { hasSettings = true }
       if entry.name.hasPrefix(".") { continue }
       if entry.isDirectory {
-        walkNotebooks(directory: RepoPaths.join(directory, entry.name), into: &result)
+        children.append(entry.name)
       } else if entry.isRegular, entry.name.hasSuffix(".md") {
-        count += 1
+        noteNames.insert(entry.name)
       }
+    }
+    let count = noteNames.count
+    for child in Self.notebookChildren(
+      children, of: directory, noteNames: noteNames, attachmentFolders: attachmentFolders)
+    {
+      walkNotebooks(directory: RepoPaths.join(directory, child), into: &result)
     }
     guard !directory.isEmpty else { return }
     let title = hasSettings ? NotebookSettings.read(at: full + "/" + NoteRepository.notebookSettingsFile)?.title : nil

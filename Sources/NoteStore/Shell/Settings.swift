@@ -3,7 +3,8 @@ import Yams
 
 /// `.nb/config.yaml`: committed settings shared by every device.
 public struct RepositoryConfig: Equatable, Sendable {
-  /// The format version of the repository layout; this build reads and writes 1.
+  /// The format version of the repository layout: this build reads ``RepositoryFormat/supported`` (1 and 2) and
+  /// makes new repositories at ``RepositoryFormat/newest``; a file without the key is format 1.
   public var format: Int
   /// Where `nb add` puts a note when no notebook is given.
   public var defaultNotebook: String
@@ -21,7 +22,7 @@ public struct RepositoryConfig: Equatable, Sendable {
   public static let defaultBackupDays = 30
 
   /// The settings a new repository starts with.
-  public static let initial = RepositoryConfig(format: 1, defaultNotebook: "inbox")
+  public static let initial = RepositoryConfig(format: RepositoryFormat.newest, defaultNotebook: "inbox")
 
   /// Creates settings.
   public init(format: Int, defaultNotebook: String, backupDays: Int = RepositoryConfig.defaultBackupDays) {
@@ -55,9 +56,14 @@ public struct RepositoryConfig: Equatable, Sendable {
       throw NoteStoreError.invalidArgument("\(path): invalid YAML: \(error)")
     }
     var config = RepositoryConfig.initial
+    // Written before `format:` existed, or by hand without it: the original layout.
+    config.format = 1
     if let mapping = node?.mapping {
       if let format = mapping["format"]?.scalar?.string {
-        guard format == "1" else { throw NoteStoreError.unsupportedFormat(path: path, found: format) }
+        guard let number = Int(format.trimmingCharacters(in: .whitespaces)),
+          RepositoryFormat.supported.contains(number)
+        else { throw NoteStoreError.unsupportedFormat(path: path, found: format) }
+        config.format = number
       }
       if let notebook = mapping["default_notebook"]?.scalar?.string, !notebook.isEmpty {
         config.defaultNotebook = notebook

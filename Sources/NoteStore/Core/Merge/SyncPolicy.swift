@@ -35,9 +35,12 @@ enum SyncPolicy {
   /// ``resolve(base:ours:theirs:device:now:force:)`` over contents that may still be unread: a file whose stored
   /// content is the same on all three sides is carried into the result unread (and, being the same everywhere,
   /// takes part in no conflict), so a merge in a 100 000-note repository reads only what changed.
+  ///
+  /// `attachmentFolders` (format 2): files inside an attachment folder (judged in each side's own tree) are plain
+  /// files, never notes, whatever their name — a `.md` attachment changed on both sides is resolved as a binary.
   static func merge(
     base: [String: FileVersion], ours: [String: FileVersion], theirs: [String: FileVersion], device: String,
-    now: Date, force: Bool = false
+    now: Date, force: Bool = false, attachmentFolders: Bool = false
   ) -> SyncMerge {
     var run = PolicyRun(device: device, now: now)
     let unchanged = Set(
@@ -45,9 +48,9 @@ enum SyncPolicy {
         guard let id = ours[path]?.content.storedID else { return false }
         return base[path]?.content.storedID == id && theirs[path]?.content.storedID == id
       })
-    let baseSide = SideTree(base, unread: unchanged)
-    let ourSide = SideTree(ours, unread: unchanged)
-    let theirSide = SideTree(theirs, unread: unchanged)
+    let baseSide = SideTree(base, unread: unchanged, attachmentFolders: attachmentFolders)
+    let ourSide = SideTree(ours, unread: unchanged, attachmentFolders: attachmentFolders)
+    let theirSide = SideTree(theirs, unread: unchanged, attachmentFolders: attachmentFolders)
     let groups = NoteGroup.match(base: baseSide.notes, ours: ourSide.notes, theirs: theirSide.notes)
     for group in groups { run.resolve(group) }
     run.place()
@@ -148,9 +151,14 @@ struct SideTree {
   var files: [String: FileVersion] = [:]
 
   /// `unread`: notes the same on every side, matched by path without reading them.
-  init(_ tree: [String: FileVersion], unread: Set<String> = []) {
+  init(_ tree: [String: FileVersion], unread: Set<String> = [], attachmentFolders: Bool = false) {
     var sidecars: Set<String> = []
-    for (path, version) in tree where SideTree.isNote(path) {
+    func isNote(_ path: String) -> Bool {
+      SideTree.isNote(path)
+        && !(attachmentFolders
+          && RepoPaths.isInsideAttachmentFolder(path) { tree[$0] != nil && SideTree.isNote($0) })
+    }
+    for (path, version) in tree where isNote(path) {
       let text = unread.contains(path) ? nil : version.content.data.flatMap { String(data: $0, encoding: .utf8) }
       let metadata = text.flatMap { try? FrontMatter.read($0) }
       let sidecarPath = RepoPaths.sidecars(of: path)[0]
@@ -158,7 +166,7 @@ struct SideTree {
       if sidecar != nil { sidecars.insert(sidecarPath) }
       notes[path] = NoteEntry(path: path, version: version, text: text, metadata: metadata, sidecar: sidecar)
     }
-    for (path, version) in tree where !SideTree.isNote(path) && !sidecars.contains(path) {
+    for (path, version) in tree where !isNote(path) && !sidecars.contains(path) {
       files[path] = version
     }
   }

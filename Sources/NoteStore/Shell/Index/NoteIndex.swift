@@ -53,6 +53,10 @@ final class NoteIndex {
   }
 
   private var root: String { repository.root.path }
+  /// Whether attachment folders are left out of the walk (format 2 and later).
+  private var attachments: Bool { repository.hasAttachmentFolders }
+  /// What the rows were built for, kept in meta `layout`: a change (a migration, a sync bringing one) rebuilds.
+  private var layout: String { attachments ? "2" : "1" }
 
   private func notice(_ message: String) { repository.notice?(message) }
 
@@ -98,7 +102,7 @@ final class NoteIndex {
       throw error
     } catch {
       if inMemory { throw error }
-      if (try? queue.read(Self.state).usable) == true {
+      if (try? queue.read({ try Self.state($0, layout: layout) }).usable) == true {
         notice("the index may be stale: \(Self.describe(error))")
         return queue
       }
@@ -207,7 +211,7 @@ final class NoteIndex {
   // MARK: - Schema
 
   /// Whether the index can answer (right version, a completed build) and the commit it reflects.
-  static func state(_ db: Database) throws -> (usable: Bool, head: String?, problem: String) {
+  static func state(_ db: Database, layout: String) throws -> (usable: Bool, head: String?, problem: String) {
     let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
     if tables == 0 { return (false, nil, "the index is missing") }
     let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
@@ -215,6 +219,10 @@ final class NoteIndex {
       return (false, nil, "the index was made by another version of nb")
     }
     guard try meta(db, "complete") == "1" else { return (false, nil, "the last build of the index did not finish") }
+    // An index built before this key existed was built as format 1 reads the tree.
+    guard (try meta(db, "layout") ?? "1") == layout else {
+      return (false, nil, "the repository's format changed (attachment folders are not notebooks from format 2 on)")
+    }
     let head = try meta(db, "head")
     return (true, head?.isEmpty == false ? head : nil, "")
   }
@@ -367,13 +375,14 @@ final class NoteIndex {
     // WAL is a property of the file: set once here, not on every open (which costs each command a round trip).
     if !inMemory { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") } }
     try queue.inTransaction(.immediate) { db in
-      if !force, try Self.state(db).usable { return .commit }
+      if !force, try Self.state(db, layout: layout).usable { return .commit }
       try Self.createSchema(db)
       var paths: [String] = []
-      Self.walk(root: root) { directory, files, _ in
+      Self.walk(root: root, attachments: attachments) { directory, files, _ in
         for file in files { paths.append(RepoPaths.join(directory, file.name)) }
       }
       try syncAll(db, paths)
+      try Self.setMeta(db, "layout", layout)
       try Self.setMeta(db, "head", head)
       if let cursor = journal.cursor { try Self.setWatch(db, WatchState(cursor: cursor, unanswered: nil)) }
       try Self.setMeta(db, "complete", "1")
@@ -391,7 +400,7 @@ final class NoteIndex {
     let now = Self.nowNanoseconds()
     for (done, path) in paths.enumerated() {
       if done % 100 == 0 { report?("Indexing notes", done, paths.count) }
-      try Self.sync(db, root: root, path: path, now: now)
+      try Self.sync(db, root: root, path: path, now: now, attachments: attachments)
     }
     report?("Indexing notes", paths.count, paths.count)
   }
@@ -399,7 +408,7 @@ final class NoteIndex {
   /// Builds the index when it cannot answer, else brings it up to date with HEAD and the work tree.
   private func update(_ queue: DatabaseQueue, scope: String? = nil) throws {
     let (state, watched) = try queue.read { db in
-      let state = try Self.state(db)
+      let state = try Self.state(db, layout: layout)
       return (state, state.usable ? try Self.watch(db) : nil)
     }
     guard state.usable else { return try build(queue, reason: state.problem, force: false) }
@@ -419,9 +428,10 @@ final class NoteIndex {
     let stale = try queue.read { db in
       switch journal.changes {
       case .everything:
-        return try Self.stalePaths(db, root: root, forced: forced, scope: scope)
+        return try Self.stalePaths(db, root: root, attachments: attachments, forced: forced, scope: scope)
       case .paths(let files, let directories):
-        return try Self.stalePaths(db, root: root, forced: forced, files: files, directories: directories)
+        return try Self.stalePaths(
+          db, root: root, attachments: attachments, forced: forced, files: files, directories: directories)
       }
     }
     // Without a live watcher there is nothing to store (a cursor of a session that ended is never used again).
@@ -483,10 +493,10 @@ final class NoteIndex {
         queue = try DatabaseQueue(path: path, configuration: configuration)
       }
       try queue.inTransaction(.immediate) { db in
-        let state = try Self.state(db)
+        let state = try Self.state(db, layout: layout)
         guard state.usable else { return .rollback }
         let now = Self.nowNanoseconds()
-        for path in notePaths.sorted() { try Self.sync(db, root: root, path: path, now: now) }
+        for path in notePaths.sorted() { try Self.sync(db, root: root, path: path, now: now, attachments: attachments) }
         if state.head == old { try Self.setMeta(db, "head", new) }
         return .commit
       }
@@ -512,21 +522,31 @@ final class NoteIndex {
 
   /// Walks the work tree as ``NoteScanner`` does: `*.md` regular files in every directory but dot-directories,
   /// dot-files skipped; `visit` gets each directory's notes with their stat data and its ink sidecars' stems.
+  /// With `attachments` (format 2), attachment folders are not descended into (``NoteScanner/notebookChildren``).
   static func walk(
-    root: String,
+    root: String, attachments: Bool,
     _ visit: (_ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>)
       throws -> Void
   ) rethrows {
-    try walk(root: root, under: [""], visit)
+    try walk(root: root, under: [""], attachments: attachments, visit)
   }
 
-  /// The walk of the subtrees `under` (relative directories; `""` is the whole tree) alone.
+  /// The walk of the subtrees `under` (relative directories; `""` is the whole tree) alone; a subtree that is or
+  /// lies in an attachment folder is not walked.
   static func walk(
-    root: String, under: [String],
+    root: String, under: [String], attachments: Bool,
     _ visit: (_ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>)
       throws -> Void
   ) rethrows {
-    for found in listDirectories(root: root, under: under) { try visit(found.directory, found.files, found.ink) }
+    let under = attachments ? under.filter { !isAttachment(root: root, $0 + "/-") } : under
+    for found in listDirectories(root: root, under: under, attachments: attachments) {
+      try visit(found.directory, found.files, found.ink)
+    }
+  }
+
+  /// Whether `path` lies in an attachment folder, judged from the disk (the note beside the folder must exist).
+  static func isAttachment(root: String, _ path: String) -> Bool {
+    RepoPaths.isInsideAttachmentFolder(path) { FileSystem.lstatInfo(root + "/" + $0)?.isRegular == true }
   }
 
   /// One directory as the walk found it.
@@ -539,7 +559,7 @@ final class NoteIndex {
   /// Lists every directory of the tree on up to four threads (the walk is most of what a query costs at 100 000
   /// notes, and most of that is the kernel's, which runs in parallel). Only the listing is parallel; callers
   /// compare with the index on one thread.
-  private static func listDirectories(root: String, under: [String]) -> [ListedDirectory] {
+  private static func listDirectories(root: String, under: [String], attachments: Bool) -> [ListedDirectory] {
     final class Work: @unchecked Sendable {
       let lock = NSLock()
       var pending: [String] = []
@@ -580,8 +600,12 @@ final class NoteIndex {
           }
         }
         mine.append(ListedDirectory(directory: directory, files: files, ink: ink))
+        let notebooks = NoteScanner.notebookChildren(
+          children.map { RepoPaths.lastComponent(of: $0) }, of: directory, noteNames: Set(files.map(\.name)),
+          attachmentFolders: attachments
+        ).map { RepoPaths.join(directory, $0) }
         work.lock.lock()
-        work.pending += children
+        work.pending += notebooks
         work.busy -= 1
         work.lock.unlock()
       }
@@ -597,7 +621,9 @@ final class NoteIndex {
   ///
   /// With a `scope` (a notebook), only its subtree is walked: rows elsewhere are left as they are (the next
   /// unscoped query checks them), except `forced` paths, which are stale wherever they are.
-  static func stalePaths(_ db: Database, root: String, forced: Set<String>, scope: String? = nil) throws -> [String] {
+  static func stalePaths(
+    _ db: Database, root: String, attachments: Bool, forced: Set<String>, scope: String? = nil
+  ) throws -> [String] {
     var stale: [String] = []
     var indexedDirectories = Set(try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM note"))
     if let scope {
@@ -606,7 +632,7 @@ final class NoteIndex {
     }
     let rowsOfDirectory = try db.cachedStatement(
       sql: "SELECT name, size, mtime, ctime, inode, racy, has_ink FROM note WHERE dir = ?")
-    try walk(root: root, under: [scope ?? ""]) { directory, files, ink in
+    try walk(root: root, under: [scope ?? ""], attachments: attachments) { directory, files, ink in
       var rows: [String: StatRow] = [:]
       if indexedDirectories.remove(directory) != nil {
         let cursor = try Row.fetchCursor(rowsOfDirectory, arguments: [directory])
@@ -640,7 +666,8 @@ final class NoteIndex {
   /// Racy rows elsewhere are not read again: a second write in the same clock tick is an event the watcher
   /// records like any other.
   static func stalePaths(
-    _ db: Database, root: String, forced: Set<String>, files: Set<String>, directories: Set<String>
+    _ db: Database, root: String, attachments: Bool, forced: Set<String>, files: Set<String>,
+    directories: Set<String>
   ) throws -> [String] {
     func hidden(_ path: String) -> Bool { path.split(separator: "/").contains { $0.hasPrefix(".") } }
     var notes = Set<String>()
@@ -679,7 +706,7 @@ final class NoteIndex {
             size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5] != 0, hasInk: row[6] != 0)
         }
       }
-      walk(root: root, under: tops) { directory, files, ink in
+      walk(root: root, under: tops, attachments: attachments) { directory, files, ink in
         for (name, info) in files {
           let path = RepoPaths.join(directory, name)
           if let row = rows.removeValue(forKey: path),
@@ -735,7 +762,7 @@ final class NoteIndex {
   }
 
   /// Makes the rows of `path` match the file on disk now: replaced when it is a note, removed when it is gone.
-  static func sync(_ db: Database, root: String, path: String, now: Int64) throws {
+  static func sync(_ db: Database, root: String, path: String, now: Int64, attachments: Bool) throws {
     if let rowid = try Int64.fetchOne(
       db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?"), arguments: [path])
     {
@@ -746,7 +773,9 @@ final class NoteIndex {
         try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [rowid])
       }
     }
-    guard RepoPaths.isNotePath(path), let info = FileSystem.lstatInfo(root + "/" + path), info.isRegular else {
+    guard RepoPaths.isNotePath(path), let info = FileSystem.lstatInfo(root + "/" + path), info.isRegular,
+      !(attachments && isAttachment(root: root, path))
+    else {
       return
     }
     let document = IndexedDocument.read(root: root, path: path)
