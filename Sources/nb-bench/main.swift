@@ -31,6 +31,8 @@ struct Options {
   var seed: UInt64 = 1
   /// `--search` only makes its repositories (kept, under `--work`) and names their planted words; measures nothing.
   var corpusOnly = false
+  /// Measure the task views and `nb task done` on a repository of task notes and inline tasks.
+  var tasks = false
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -51,11 +53,12 @@ struct Options {
       case "--corpus": corpus = iterator.next()
       case "--seed": seed = UInt64(iterator.next() ?? "") ?? seed
       case "--corpus-only": corpusOnly = true
+      case "--tasks": tasks = true
       default:
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync] [--watch] [--ink] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
+              + " [--sync] [--watch] [--ink] [--tasks] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
         exit(2)
       }
     }
@@ -373,6 +376,8 @@ if options.sync {
   try watchBenchmark(options: options)
 } else if options.search {
   try searchBenchmark(options: options)
+} else if options.tasks {
+  try taskBenchmark(options: options)
 } else {
   for size in options.sizes {
     try benchmark(size: size, options: options)
