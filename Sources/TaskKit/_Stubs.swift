@@ -1,57 +1,6 @@
 // TEMPORARY: signatures of what helpers are writing, so NoteStore compiles before their branches land.
 import Foundation
 
-public struct ChecklistItem: Equatable, Sendable {
-  public var line: Int
-  public var lineStart: Int
-  public var lineEnd: Int
-  public var indent: Int
-  public var marker: String
-  public var check: Character
-  public var checkOffset: Int
-  public var text: String
-  public var parent: Int?
-  public var depth: Int
-  public var status: TaskStatus
-}
-public enum Checklist {
-  public static func items(in text: String, bodyStart: Int = 0) -> [ChecklistItem] { [] }
-  public static func setting(_ item: ChecklistItem, check: Character, in text: String) -> String { text }
-  public static func progress(_ items: [ChecklistItem]) -> (done: Int, total: Int) { (0, 0) }
-}
-public struct InlineTask: Equatable, Sendable {
-  public var item: ChecklistItem
-  public var description: String
-  public var status: TaskStatus
-  public var priority: TaskPriority
-  public var obsidianPriority: String?
-  public var due: Day?
-  public var scheduled: Day?
-  public var start: Day?
-  public var created: Day?
-  public var done: Day?
-  public var cancelled: Day?
-  public var recurrence: String?
-  public var tags: [String]
-  public var problems: [String]
-  public init(_ item: ChecklistItem) {
-    self.item = item
-    description = item.text
-    status = item.status
-    priority = .none
-    tags = []
-    problems = []
-  }
-  public func markingDone(on day: Day, line: String) -> String { line }
-  public func markingOpen(line: String) -> String { line }
-  public func withDates(due: Day?, scheduled: Day?, start: Day?, line: String) -> String { line }
-  public func markingCancelled(on day: Day, line: String) -> String { line }
-}
-public enum InlineTaskEdit {
-  public static func completingRepeat(
-    _ task: InlineTask, line: String, on day: Day, nextDates: (due: Day?, scheduled: Day?, start: Day?)?
-  ) -> [String] { [line] }
-}
 public struct RecurrenceError: Error, Equatable, Sendable, CustomStringConvertible {
   public var text: String
   public var message: String

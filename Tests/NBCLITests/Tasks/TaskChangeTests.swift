@@ -79,7 +79,8 @@ final class TaskChangeTests: TaskTestCase {
     XCTAssertEqual(try frontMatter("status", in: path), "open")
     XCTAssertEqual(try frontMatter("due", in: path), "2026-11-30")
     XCTAssertEqual(try frontMatter("complete_instances", in: path), "[\"2026-11-24\"]")
-    XCTAssertTrue(try text(path).contains("absoluteTime: 2026-11-30T09:00:00+01:00\n"), try text(path))
+    let written = try text(path)
+    XCTAssertTrue(written.contains("absoluteTime: 2026-11-30T09:00:00+01:00\n"), written)
     XCTAssertNil(try frontMatter("completedDate", in: path))
   }
 

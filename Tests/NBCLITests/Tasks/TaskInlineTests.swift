@@ -64,7 +64,7 @@ final class TaskInlineTests: TaskTestCase {
        "trailing call Bob|2026-11-23|none"])
     XCTAssertEqual(listed[0]["status"] as? String, "in-progress")
     try task("task", "done", "pay rent")
-    XCTAssertEqual(try bodyLines(path)[0], "- [x] pay rent [due:: 2026-11-20] [priority:: high] [completion:: 2026-11-24]")
+    XCTAssertEqual(try bodyLines(path)[0], "- [x] pay rent [due:: 2026-11-20] [priority:: high]  [completion:: 2026-11-24]")
   }
 
   func testCodeBlocksAreNotTasks() throws {

@@ -56,8 +56,8 @@ final class TaskSyncTests: TwoDeviceTestCase {
     let tips = [try a.head(), try b.head()]
     try syncAll([a, b, a])
     for device in [a!, b!] {
-      XCTAssertTrue(
-        try device.read(path).hasSuffix("- [x] write notes\n- [ ] tag release\n- [x] mail\n"), try device.read(path))
+      let text = try device.read(path)
+      XCTAssertTrue(text.hasSuffix("- [x] write notes\n- [ ] tag release\n- [x] mail\n"), text)
     }
     try assertConverged(tips: tips, exempt: [id])
   }
