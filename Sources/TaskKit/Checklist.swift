@@ -67,7 +67,7 @@ public enum Checklist {
   /// non-blank line at indent 0 that is not a list item, or a change of blockquote depth, ends all nesting.
   public static func items(in text: String, bodyStart: Int = 0) -> [ChecklistItem] {
     let bytes = Array(text.utf8)
-    var scanner = Scanner(bytes: bytes)
+    var scanner = ChecklistScanner(bytes: bytes)
     var items: [ChecklistItem] = []
     var lineNumber = 0
     var start = 0
@@ -128,7 +128,7 @@ public enum Checklist {
 }
 
 /// Line-by-line state: open fence, open comment, open list items.
-private struct Scanner {
+private struct ChecklistScanner {
   struct Fence {
     var byte: UInt8
     var length: Int
