@@ -226,13 +226,42 @@ private struct ChecklistScanner {
 
   /// Marks a comment left open at the end of the line, so the lines after it are skipped.
   private mutating func noteComments(from start: Int, to end: Int) {
+    let backtick = UInt8(ascii: "`")
     var position = start
-    while let opening = find([0x3C, 0x21, 0x2D, 0x2D], from: position, to: end) {
-      guard let close = find([0x2D, 0x2D, 0x3E], from: opening + 4, to: end) else {
-        inComment = true
-        return
+    while position < end {
+      if bytes[position] == backtick {
+        // `<!--` inside a code span is text, not a comment: skip to the span's closing run of as many backticks.
+        var run = position
+        while run < end, bytes[run] == backtick { run += 1 }
+        let length = run - position
+        var probe = run
+        position = run
+        while probe < end {
+          guard bytes[probe] == backtick else {
+            probe += 1
+            continue
+          }
+          var closing = probe
+          while closing < end, bytes[closing] == backtick { closing += 1 }
+          if closing - probe == length {
+            position = closing
+            break
+          }
+          probe = closing
+        }
+        continue
       }
-      position = close + 3
+      if bytes[position] == UInt8(ascii: "<"),
+        find([0x3C, 0x21, 0x2D, 0x2D], from: position, to: min(end, position + 4)) != nil
+      {
+        guard let close = find([0x2D, 0x2D, 0x3E], from: position + 4, to: end) else {
+          inComment = true
+          return
+        }
+        position = close + 3
+        continue
+      }
+      position += 1
     }
   }
 

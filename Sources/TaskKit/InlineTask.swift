@@ -377,7 +377,24 @@ private struct InlineTaskScan {
       problems.append(
         tokenEnd == valueStart ? "\(symbol) has no date" : "\(symbol) '\(text(valueStart..<tokenEnd))' is not a date")
       return nil
-    case .recurrence, .onCompletion, .id, .dependsOn:
+    case .dependsOn:
+      // Ids joined by commas with optional spaces around them (`a1, b2`); a space not before a comma ends the list,
+      // so text after it stays in the description.
+      let idEnd = idRun(from: valueStart, bodyEnd: bodyEnd)
+      guard idEnd > valueStart else { return nil }
+      var valueEnd = idEnd
+      while true {
+        var probe = valueEnd
+        while probe < bodyEnd, scalars[probe] == " " { probe += 1 }
+        guard probe < bodyEnd, scalars[probe] == "," else { break }
+        probe += 1
+        while probe < bodyEnd, scalars[probe] == " " { probe += 1 }
+        let next = idRun(from: probe, bodyEnd: bodyEnd)
+        guard next > probe else { break }
+        valueEnd = next
+      }
+      return Found(kind, index..<valueEnd, valueStart..<valueEnd, false)
+    case .recurrence, .onCompletion, .id:
       var valueEnd = valueStart
       while valueEnd < bodyEnd, Self.allowed(scalars[valueEnd], in: kind) { valueEnd += 1 }
       while valueEnd > valueStart, scalars[valueEnd - 1] == " " { valueEnd -= 1 }
@@ -389,6 +406,13 @@ private struct InlineTaskScan {
     }
   }
 
+  /// Where a run of task-id characters (`A-Z a-z 0-9 - _`) starting at `start` ends.
+  private func idRun(from start: Int, bodyEnd: Int) -> Int {
+    var end = start
+    while end < bodyEnd, Self.allowed(scalars[end], in: .id) { end += 1 }
+    return end
+  }
+
   /// The characters the plugin accepts in each text value.
   private static func allowed(_ scalar: Unicode.Scalar, in kind: InlineTaskFieldKind) -> Bool {
     let alphanumeric = isASCIIAlphanumeric(scalar)
@@ -396,7 +420,6 @@ private struct InlineTaskScan {
     case .recurrence: return alphanumeric || scalar == "," || scalar == " " || scalar == "!"
     case .onCompletion: return alphanumeric && !("0"..."9").contains(scalar)
     case .id: return alphanumeric || scalar == "-" || scalar == "_"
-    case .dependsOn: return alphanumeric || scalar == "-" || scalar == "_" || scalar == "," || scalar == " "
     default: return false
     }
   }

@@ -126,9 +126,19 @@ final class ChecklistTests: XCTestCase {
       end -->
       - [ ] e <!-- x --> <!-- y -->
       - [ ] f
+      - [ ] write `<!--` and ``a ` <!-- b`` in code
+      - [ ] g
+      - [ ] unclosed ` <!-- x
+      - [ ] hidden by it
+      -->
+      - [ ] h
       """
     XCTAssertEqual(
-      Checklist.items(in: text).map(\.text), ["a", "b", "c", "d <!-- open", "e <!-- x --> <!-- y -->", "f"])
+      Checklist.items(in: text).map(\.text),
+      [
+        "a", "b", "c", "d <!-- open", "e <!-- x --> <!-- y -->", "f", "write `<!--` and ``a ` <!-- b`` in code", "g",
+        "unclosed ` <!-- x", "h",
+      ])
   }
 
   func testBlockquotesAndCalloutsCount() {

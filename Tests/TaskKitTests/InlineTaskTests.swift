@@ -72,6 +72,9 @@ final class InlineTaskTests: XCTestCase {
     XCTAssertEqual(
       try task("- [ ] #task Remove this task when done 🏁 delete").description, "#task Remove this task when done")
     XCTAssertEqual(try task("- [ ] Water 🔁every week, on Monday!").recurrence, "every week, on Monday!")
+    XCTAssertEqual(try task("- [ ] Blocked ⛔ a1 , b2,c_3 then call Bob").description, "Blocked then call Bob")
+    XCTAssertEqual(try task("- [ ] Named 🆔 x-1 now").description, "Named now")
+    XCTAssertEqual(try task("- [ ] Kept 🏁 keep 📅 2026-12-01").description, "Kept")
   }
 
   func testAllFieldsCombinedInAnyOrder() throws {
