@@ -307,7 +307,11 @@ private struct InlineTaskScan {
       while removalStart > 0, Self.isBlank(scalars[removalStart - 1]) { removalStart -= 1 }
       var removalEnd = field.range.upperBound
       if removalStart == field.range.lowerBound {
-        while removalEnd < bodyEnd, Self.isBlank(scalars[removalEnd]) { removalEnd += 1 }
+        // A field first in the text takes the blanks after it instead, but only when text follows: blanks before a
+        // block link or at the end were there before the field was added, and stay.
+        var probe = removalEnd
+        while probe < bodyEnd, Self.isBlank(scalars[probe]) { probe += 1 }
+        if probe < bodyEnd { removalEnd = probe }
       }
       fields.append(
         InlineTaskField(

@@ -333,4 +333,34 @@ final class InlineTaskTests: XCTestCase {
       decoding: bytes[..<item.lineStart] + Array(changed.utf8) + bytes[item.lineEnd...], as: UTF8.self)
     XCTAssertEqual(result, "# Plan\r\n- [ ] first\r\n  - [x] Call 📅 2026-12-01 ✅ 2026-12-02\r\nend\r\n")
   }
+
+  /// Lines built from awkward pieces: nothing traps, and writes that undo each other give the line back byte for
+  /// byte (the expectation is the input itself, not anything the code produced).
+  func testMixedPiecesRoundTrip() throws {
+    let pieces = [
+      "Do", "it", " ", "  ", "\u{00A0}", "📅 2026-12-01", "📅\u{FE0F} 2026-12-01", "⏳2026-11-30", "🔁 every week", "⏫",
+      "🔼\u{FE0F}", "#tag", "[due:: 2026-12-01]", "(start:: 2026-11-01)", "[priority:: high]", "^blk", " ^id1", "[", "(",
+      "::", "🆔 a1", "⛔ a1, b2", "🏁 keep", "é", "\u{FFFD}", "[[Link]]", "`code`", "2026-13-01", "📅", "\t", "]", ")",
+      "[completion:: x]", "(due::", "📅 2026-12-01 ^x", " ^", "✓",
+    ]
+    var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next(_ bound: Int) -> Int {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((seed >> 33) % UInt64(bound))
+    }
+    for round in 0..<3_000 {
+      let line =
+        ["- [ ] ", "> 1. [ ] ", "  * [ ] ", "- [ ]  "][round % 4]
+        + (0..<next(7)).map { _ in pieces[next(pieces.count)] }.joined(separator: next(2) == 0 ? " " : "")
+      let parsed = try task(line)
+      let done = parsed.markingDone(on: today, line: line)
+      XCTAssertEqual(parsed.markingOpen(line: done), line, line)
+      let cancelled = parsed.markingCancelled(on: today, line: line)
+      XCTAssertEqual(parsed.markingOpen(line: cancelled), line, line)
+      XCTAssertEqual(
+        parsed.withDates(due: parsed.due, scheduled: parsed.scheduled, start: parsed.start, line: line), line, line)
+      let lines = InlineTaskEdit.completingRepeat(parsed, line: line, on: today, nextDates: (nil, nil, nil))
+      XCTAssertEqual(lines.last, done, line)
+    }
+  }
 }
