@@ -233,4 +233,39 @@ final class ChecklistTests: XCTestCase {
     XCTAssertTrue(Checklist.progress(items) == (done: 2, total: 5))
     XCTAssertTrue(Checklist.progress([]) == (done: 0, total: 0))
   }
+
+  /// Texts built from awkward pieces: nothing traps and every item's offsets point at what it says.
+  func testMixedPiecesKeepTheirOffsets() {
+    let pieces = [
+      "- ", "* ", "1. ", "12) ", "[ ] ", "[x]", "[✓] ", "[", "]", " ", "  ", "\t", "> ", "```", "~~~", "<!--", "-->",
+      "`", "\n", "\r\n", "\r", "text", "é", "\u{FFFD}", "\u{301}", "#", "---\n",
+    ]
+    var seed: UInt64 = 42
+    func next(_ bound: Int) -> Int {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((seed >> 33) % UInt64(bound))
+    }
+    for _ in 0..<3_000 {
+      let text = (0..<next(30)).map { _ in pieces[next(pieces.count)] }.joined()
+      let bytes = Array(text.utf8)
+      let bodyStart = next(3)
+      let items = Checklist.items(in: text, bodyStart: bodyStart)
+      for (index, item) in items.enumerated() {
+        let check = Array(String(item.check).utf8)
+        XCTAssertTrue(item.lineStart <= item.checkOffset && item.checkOffset + check.count < item.lineEnd, text)
+        XCTAssertEqual(Array(bytes[item.checkOffset..<(item.checkOffset + check.count)]), check, text)
+        XCTAssertEqual(
+          String(decoding: bytes[(item.lineEnd - item.text.utf8.count)..<item.lineEnd], as: UTF8.self), item.text)
+        XCTAssertFalse(item.text.contains("\n"), text)
+        if let parent = item.parent {
+          XCTAssertLessThan(parent, index, text)
+          XCTAssertEqual(items[parent].depth + 1, item.depth, text)
+        } else {
+          XCTAssertEqual(item.depth, 0, text)
+        }
+        let ticked = Checklist.items(in: Checklist.setting(item, check: "x", in: text), bodyStart: bodyStart)
+        XCTAssertTrue(ticked.contains { $0.checkOffset == item.checkOffset && $0.check == "x" }, text)
+      }
+    }
+  }
 }
