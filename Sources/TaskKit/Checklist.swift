@@ -55,12 +55,13 @@ public enum Checklist {
   /// control and format characters, combining marks and whitespace other than the space are not, and `[✅️]` (an emoji
   /// with a variation selector) is two scalars, so it is not an item.
   ///
-  /// Lines break at `\n`; a `\r` before it is not part of the line. Skipped: lines inside fenced code blocks (three
-  /// or more backticks or tildes; closed by a fence of the same character at least as long with nothing after it;
-  /// indented up to 3 spaces, or any amount inside a list, since a fence in a list item is indented with it) and
-  /// lines after a `<!--` left open on an earlier line, up to and including the line holding `-->`. Lines in a
-  /// blockquote or callout (`> - [ ] x`) count: the `>` prefixes (each with one following space) are stripped and
-  /// indentation is measured after them.
+  /// Lines break at `\n`; a `\r` before it (or ending the text) is not part of the line. Skipped: lines inside
+  /// fenced code blocks (three or more backticks or tildes; closed by a fence of the same character at least as long
+  /// with nothing after it, or by the end of the blockquote it opened in; indented up to 3 spaces, or any amount
+  /// inside a list, since a fence in a list item is indented with it) and lines after a `<!--` (outside a code span)
+  /// left open on an earlier line, up to and including the line holding `-->`. Lines in a blockquote or callout
+  /// (`> - [ ] x`) count: the `>` prefixes (each with one following space) are stripped and indentation is measured
+  /// after them.
   ///
   /// Nesting: an item is the child of the nearest earlier list item still open with a smaller indent; plain list
   /// items (`- note`) take part, so `parent` is the nearest checklist item among the enclosing list items. A
