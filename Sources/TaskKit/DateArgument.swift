@@ -41,7 +41,7 @@ public enum DateArgument {
         return dateTime(day, hour: hour, minute: minute, second: second, in: timeZone)
       }
     }
-    var words = trimmed.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+    var words = trimmed.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
     // `9 am` is `9am`.
     if words.count >= 2, ["am", "pm"].contains(words[words.count - 1]) {
       let suffix = words.removeLast()

@@ -142,15 +142,18 @@ final class DateArgumentTests: XCTestCase {
     XCTAssertEqual(skipped, at("2026-03-29", 2, 30, 3600))
     XCTAssertEqual(skipped.instant(in: berlin).timeIntervalSince1970, 1_774_747_800)
     // 2026-03-28T12:00Z, a Saturday: tomorrow at 9 is summer time.
-    XCTAssertEqual(try parse("tomorrow 9:00", berlin, now: Date(timeIntervalSince1970: 1_774_699_200)),
+    XCTAssertEqual(
+      try parse("tomorrow 9:00", berlin, now: Date(timeIntervalSince1970: 1_774_699_200)),
       at("2026-03-29", 9, 0, 7200))
     // 2026-10-25: 03:00 goes back to 02:00; 02:30 happens twice and the first (summer time) is taken.
     XCTAssertEqual(try parse("2026-10-25 2:30", berlin), at("2026-10-25", 2, 30, 7200))
     XCTAssertEqual(try parse("2026-10-25 9:00", berlin), at("2026-10-25", 9, 0, 3600))
     // 2026-10-24T12:00Z, a Saturday.
-    XCTAssertEqual(try parse("sun 9am", berlin, now: Date(timeIntervalSince1970: 1_792_843_200)),
+    XCTAssertEqual(
+      try parse("sun 9am", berlin, now: Date(timeIntervalSince1970: 1_792_843_200)),
       at("2026-10-25", 9, 0, 3600))
-    XCTAssertEqual(try parse("today 9am", berlin, now: Date(timeIntervalSince1970: 1_792_843_200)),
+    XCTAssertEqual(
+      try parse("today 9am", berlin, now: Date(timeIntervalSince1970: 1_792_843_200)),
       at("2026-10-24", 9, 0, 7200))
   }
 

@@ -20,7 +20,8 @@ final class ISODurationTests: XCTestCase {
   func testKeepsTheFields() throws {
     let duration = try XCTUnwrap(ISODuration(text: "-P2DT3H4M5S"))
     XCTAssertTrue(duration.negative)
-    XCTAssertEqual([duration.weeks, duration.days, duration.hours, duration.minutes, duration.seconds], [0, 2, 3, 4, 5])
+    XCTAssertEqual(
+      [duration.weeks, duration.days, duration.hours, duration.minutes, duration.seconds], [0, 2, 3, 4, 5])
     XCTAssertEqual(ISODuration(text: "P3W")?.weeks, 3)
   }
 
