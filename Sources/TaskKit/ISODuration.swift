@@ -5,10 +5,15 @@ import Foundation
 public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
   /// Before (a reminder ahead of the due date) rather than after.
   public var negative: Bool
+  /// `nW`: stands alone in text RFC 5545 reads.
   public var weeks: Int
+  /// `nD`.
   public var days: Int
+  /// `nH`.
   public var hours: Int
+  /// `nM` after the `T`.
   public var minutes: Int
+  /// `nS`.
   public var seconds: Int
 
   /// Reads `[+|-]P` followed by `nW` alone, or `nD` and/or `T` with `nH`, `nM`, `nS` in that order (at least one
@@ -125,5 +130,6 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
     return text
   }
 
+  /// The canonical text.
   public var description: String { text }
 }

@@ -30,7 +30,14 @@ public struct RecurrenceError: Error, Equatable, Sendable, CustomStringConvertib
 public struct Recurrence: Hashable, Sendable, CustomStringConvertible {
   /// How often the rule repeats (`FREQ`); HOURLY and finer are not supported.
   public enum Frequency: String, Sendable {
-    case daily = "DAILY", weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
+    /// Every day (or every `interval` days).
+    case daily = "DAILY"
+    /// Every week; weeks start on Monday.
+    case weekly = "WEEKLY"
+    /// Every month.
+    case monthly = "MONTHLY"
+    /// Every year.
+    case yearly = "YEARLY"
   }
 
   /// A `BYDAY` entry: a weekday, with an ordinal in MONTHLY/YEARLY rules (`1MO` first Monday, `-1FR` last Friday).
@@ -47,6 +54,7 @@ public struct Recurrence: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
+  /// `FREQ`.
   public var frequency: Frequency
   /// Every how many periods; at least 1.
   public var interval: Int
@@ -255,6 +263,7 @@ public struct Recurrence: Hashable, Sendable, CustomStringConvertible {
     return parts.joined(separator: ";")
   }
 
+  /// The canonical RRULE.
   public var description: String { rrule }
 
   static func code(_ entry: WeekdayNumber) -> String {

@@ -1,3 +1,4 @@
+import NBTestSupport
 import TaskKit
 import XCTest
 
@@ -176,5 +177,17 @@ final class DateArgumentTests: XCTestCase {
         + "friday: the next one), +3d, +2w, +1m, +1y, -30d, a time (9:00, 17:30, 9am, 5:30pm) alone or after a day "
         + "(fri 9:00, tomorrow 17:30)")
     XCTAssertFalse(DateArgument.acceptedForms.contains("\n"))
+  }
+
+  func testRandomTextNeverTraps() {
+    var random = SplitMix64(seed: 8601)
+    let alphabet = Array("0123456789-+:T Zamp dwmy todaytomorrowfrinextsun")
+    for _ in 0..<3000 {
+      let text = String(
+        (0..<Int.random(in: 0...20, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+      for zone in [utc, berlin, newYork] {
+        _ = try? DateArgument.parse(text, now: now, timeZone: zone)
+      }
+    }
   }
 }

@@ -1,3 +1,4 @@
+import NBTestSupport
 import TaskKit
 import XCTest
 
@@ -78,6 +79,18 @@ final class ISODurationTests: XCTestCase {
   func testRoundTripOfSeconds() {
     for seconds in [-1_000_000, -86_400, -3601, -60, -1, 0, 1, 59, 3600, 86_399, 86_401, 31_536_000] {
       XCTAssertEqual(ISODuration(text: ISODuration(seconds: seconds).text)?.totalSeconds, seconds)
+    }
+  }
+
+  func testRandomTextNeverTraps() {
+    var random = SplitMix64(seed: 5545)
+    let alphabet = Array("PTWDHMS+-0123456789")
+    for _ in 0..<5000 {
+      let text = String(
+        (0..<Int.random(in: 0...30, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+      if let duration = ISODuration(text: text) {
+        XCTAssertEqual(ISODuration(text: duration.text)?.totalSeconds, duration.totalSeconds, text)
+      }
     }
   }
 }
