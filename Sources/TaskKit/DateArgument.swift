@@ -11,7 +11,9 @@ public struct DateArgumentError: Error, Equatable, Sendable, CustomStringConvert
   /// The error for `argument`.
   public init(argument: String) {
     self.argument = argument
-    description = "unrecognised date '\(argument)'; use \(DateArgument.acceptedForms)"
+    // An argument pasted with a line break must not break the one-line message.
+    let shown = argument.split(whereSeparator: \.isNewline).joined(separator: " ")
+    description = "unrecognised date '\(shown)'; use \(DateArgument.acceptedForms)"
   }
 }
 

@@ -14,7 +14,9 @@ public struct RecurrenceError: Error, Equatable, Sendable, CustomStringConvertib
   public init(text: String, message: String) {
     self.text = text
     self.message = message
-    description = "invalid repeat '\(text)': \(message)"
+    // A rule read from an iCalendar file may span lines; the description stays on one.
+    let shown = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    description = "invalid repeat '\(shown)': \(message)"
   }
 }
 
@@ -140,7 +142,9 @@ public struct Recurrence: Hashable, Sendable, CustomStringConvertible {
       guard !seen.contains(key) else { throw fail("\(key) is given twice") }
       seen.insert(key)
       guard !value.isEmpty else { throw fail("\(key) has no value") }
-      let list = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      let list = value.split(separator: ",", omittingEmptySubsequences: false).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
       func integers(_ range: ClosedRange<Int>, nonZero: Bool) throws -> [Int] {
         try list.map { item in
           guard let number = Self.integer(item), range.contains(number), !nonZero || number != 0 else {

@@ -138,7 +138,9 @@ public enum TaskDate: Hashable, Sendable, CustomStringConvertible {
     case .day:
       return .day(newDay)
     case .dateTime(_, let hour, let minute, let second, let offset):
-      guard offset != nil else { return .dateTime(newDay, hour: hour, minute: minute, second: second, offsetSeconds: nil) }
+      guard offset != nil else {
+        return .dateTime(newDay, hour: hour, minute: minute, second: second, offsetSeconds: nil)
+      }
       let newOffset = LocalTime.offset(day: newDay, hour: hour, minute: minute, second: second, in: timeZone)
       return .dateTime(newDay, hour: hour, minute: minute, second: second, offsetSeconds: newOffset)
     }

@@ -177,6 +177,7 @@ final class DateArgumentTests: XCTestCase {
         + "friday: the next one), +3d, +2w, +1m, +1y, -30d, a time (9:00, 17:30, 9am, 5:30pm) alone or after a day "
         + "(fri 9:00, tomorrow 17:30)")
     XCTAssertFalse(DateArgument.acceptedForms.contains("\n"))
+    XCTAssertFalse(DateArgumentError(argument: "fri\n9").description.contains("\n"))
   }
 
   func testRandomTextNeverTraps() {

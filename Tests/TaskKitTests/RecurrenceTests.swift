@@ -54,6 +54,7 @@ final class RecurrenceTests: XCTestCase {
     XCTAssertEqual(try rule("FREQ=DAILY;UNTIL=20261231").until, day("2026-12-31"))
     XCTAssertEqual(try rule("UNTIL=20261231T235959Z;FREQ=DAILY").until, day("2026-12-31"))
     XCTAssertEqual(try rule("FREQ=WEEKLY;WKST=SU;BYDAY=MO"), try rule("FREQ=WEEKLY;BYDAY=MO"))
+    XCTAssertEqual(try rule(" FREQ=WEEKLY; BYDAY=MO, we ").byDay.map(\.weekday), [1, 3])
   }
 
   func testCanonicalText() throws {
@@ -134,6 +135,9 @@ final class RecurrenceTests: XCTestCase {
       ),
       ("FREQ=DAILY;WKST=XY", "invalid repeat 'FREQ=DAILY;WKST=XY': WKST must be one of MO, TU, WE, TH, FR, SA, SU"),
     ]
+    XCTAssertEqual(
+      RecurrenceError(text: "DTSTART:20250101\r\nRRULE:FREQ=X", message: "m").description,
+      "invalid repeat 'DTSTART:20250101 RRULE:FREQ=X': m")
     for (text, description) in cases {
       XCTAssertThrowsError(try rule(text), text) { error in
         XCTAssertEqual((error as? RecurrenceError)?.text, text)
