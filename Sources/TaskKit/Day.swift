@@ -85,4 +85,13 @@ public enum LocalTime {
     }
     return Date(timeIntervalSince1970: TimeInterval(wall - Int64(before)))
   }
+
+  /// The UTC offset to write with `day` `hour:minute:second` so that it names the instant `instant(...)` picks: the
+  /// zone's offset then, except for a time a DST jump skips, which keeps the offset from before the jump (02:30+01:00
+  /// is 03:30+02:00; the zone's offset after the jump would name 01:30, an hour before the jump).
+  static func offset(day: Day, hour: Int, minute: Int, second: Int, in timeZone: TimeZone) -> Int {
+    let wall = day.dayNumber * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    let moment = instant(day: day, hour: hour, minute: minute, second: second, in: timeZone)
+    return Int(wall - CivilTime.wholeSeconds(moment))
+  }
 }

@@ -131,15 +131,18 @@ public enum TaskDate: Hashable, Sendable, CustomStringConvertible {
   public var description: String { text }
 
   /// The same wall-clock time on `newDay`; a date-time with an offset gets the offset `timeZone` has then (a due
-  /// time of 09:00 stays 09:00 across a DST change).
+  /// time of 09:00 stays 09:00 across a DST change). A time the DST jump skips on `newDay` keeps the offset from
+  /// before the jump, naming the instant after it (02:30+01:00, which is 03:30 summer time).
   public func moved(to newDay: Day, in timeZone: TimeZone) -> TaskDate {
     switch self {
     case .day:
       return .day(newDay)
     case .dateTime(_, let hour, let minute, let second, let offset):
-      guard offset != nil else { return .dateTime(newDay, hour: hour, minute: minute, second: second, offsetSeconds: nil) }
-      let instant = LocalTime.instant(day: newDay, hour: hour, minute: minute, second: second, in: timeZone)
-      return .dateTime(newDay, hour: hour, minute: minute, second: second, offsetSeconds: timeZone.secondsFromGMT(for: instant))
+      guard offset != nil else {
+        return .dateTime(newDay, hour: hour, minute: minute, second: second, offsetSeconds: nil)
+      }
+      let newOffset = LocalTime.offset(day: newDay, hour: hour, minute: minute, second: second, in: timeZone)
+      return .dateTime(newDay, hour: hour, minute: minute, second: second, offsetSeconds: newOffset)
     }
   }
 }

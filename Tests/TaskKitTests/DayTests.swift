@@ -26,4 +26,15 @@ final class DayTests: XCTestCase {
     let summer = try XCTUnwrap(TaskDate(text: "2026-10-20T09:00:00+02:00"))
     XCTAssertEqual(summer.moved(to: Day(iso: "2026-10-27")!, in: berlin).text, "2026-10-27T09:00:00+01:00")
   }
+
+  func testMovingOntoASkippedTimeNamesTheInstantAfterTheJump() throws {
+    let berlin = try XCTUnwrap(TimeZone(identifier: "Europe/Berlin"))
+    let night = try XCTUnwrap(TaskDate(text: "2026-03-28T02:30:00+01:00"))
+    // 2026-03-29 02:30 does not exist in Berlin; +01:00 makes it 01:30Z (`date -u -d 2026-03-29T01:30Z +%s`),
+    // which Berlin shows as 03:30 summer time.
+    let moved = night.moved(to: Day(iso: "2026-03-29")!, in: berlin)
+    XCTAssertEqual(moved.text, "2026-03-29T02:30:00+01:00")
+    XCTAssertEqual(moved.instant(in: berlin).timeIntervalSince1970, 1_774_747_800)
+    XCTAssertEqual(moved.moved(to: Day(iso: "2026-03-30")!, in: berlin).text, "2026-03-30T02:30:00+02:00")
+  }
 }
