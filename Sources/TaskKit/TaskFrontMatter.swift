@@ -224,44 +224,5 @@ public enum TaskFrontMatter {
   }
 
   /// Seconds of an ISO 8601 duration (`-PT1H`, `P1DT2H`, `-P1W`); nil when the text is not one.
-  static func durationSeconds(_ text: String) -> Int? {
-    var chars = Substring(text.uppercased())
-    var sign = 1
-    if chars.first == "-" || chars.first == "+" {
-      if chars.first == "-" { sign = -1 }
-      chars = chars.dropFirst()
-    }
-    guard chars.first == "P" else { return nil }
-    chars = chars.dropFirst()
-    var total = 0
-    var inTime = false
-    var number = ""
-    var sawUnit = false
-    for char in chars {
-      if char == "T" {
-        guard !inTime, number.isEmpty else { return nil }
-        inTime = true
-        continue
-      }
-      if char.isASCII, char.isNumber {
-        number.append(char)
-        continue
-      }
-      guard let value = Int(number), number.count <= 9 else { return nil }
-      let unit: Int
-      switch (char, inTime) {
-      case ("W", false): unit = 604_800
-      case ("D", false): unit = 86_400
-      case ("H", true): unit = 3600
-      case ("M", true): unit = 60
-      case ("S", true): unit = 1
-      default: return nil
-      }
-      total += value * unit
-      number = ""
-      sawUnit = true
-    }
-    guard sawUnit, number.isEmpty else { return nil }
-    return sign * total
-  }
+  static func durationSeconds(_ text: String) -> Int? { ISODuration(text: text)?.totalSeconds }
 }

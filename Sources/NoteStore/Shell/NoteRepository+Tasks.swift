@@ -138,7 +138,14 @@ extension NoteRepository {
   /// Creates task notes in one commit (an import).
   @discardableResult
   public func createTasks(_ drafts: [TaskDraft], subject: String?) throws -> [Note] {
-    for draft in drafts { try validate(draft) }
+    var drafts = drafts
+    for index in drafts.indices {
+      try validate(drafts[index])
+      if let rule = drafts[index].recurrence {
+        let start = (drafts[index].due ?? drafts[index].scheduled)?.day
+        drafts[index].recurrence = NoteTasks.anchoredRule(rule, start: start)
+      }
+    }
     let notes = drafts.map { draft in
       NoteDraft(title: draft.title, notebook: draft.notebook, tags: draft.tags, content: TaskText.body(draft))
     }
@@ -275,6 +282,11 @@ extension NoteRepository {
         }
         let changed = inline.withDates(due: edit.due?.day, scheduled: edit.scheduled?.day, start: nil, line: line)
         return TaskText.replacingLine(of: item, in: text, with: [changed])
+      }
+      var edit = edit
+      if let rule = edit.recurrence {
+        let start = (edit.due ?? entry.task.due ?? edit.scheduled ?? entry.task.scheduled)?.day
+        edit.recurrence = NoteTasks.anchoredRule(rule, start: start)
       }
       return try TaskText.applying(edit, to: text, existing: entry.task.reminders)
     }

@@ -68,4 +68,14 @@ enum NoteTasks {
     if text.uppercased().contains("FREQ=") { return (try Recurrence(rrule: text), nil) }
     return try Recurrence.parse(userText: text)
   }
+
+  /// A rule with the series' first day written in (`DTSTART:20261127;FREQ=MONTHLY`), as TaskNotes writes it: the
+  /// next occurrence of a monthly task from the 31st, or of a `COUNT`ed series, is counted from where the series
+  /// began, not from wherever its last completion moved it. A rule that has a start, or no day to start from, is
+  /// returned as it is.
+  static func anchoredRule(_ rule: String, start: Day?) -> String {
+    guard let start, !rule.uppercased().contains("DTSTART") else { return rule }
+    let compact = start.iso.replacingOccurrences(of: "-", with: "")
+    return "DTSTART:\(compact);" + rule
+  }
 }
