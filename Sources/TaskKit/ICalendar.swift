@@ -149,7 +149,7 @@ public enum ICalendar {
 
   /// The rule without a leading `DTSTART:…;` (TaskNotes keeps the start in the rule; iCalendar has DTSTART) or
   /// `RRULE:`; control characters would break the content line and are dropped.
-  private static func bareRule(_ rule: String) -> String {
+  static func bareRule(_ rule: String) -> String {
     var text = Substring(rule.trimmingCharacters(in: .whitespacesAndNewlines))
     if text.uppercased().hasPrefix("DTSTART") {
       if let semicolon = text.firstIndex(of: ";") {
