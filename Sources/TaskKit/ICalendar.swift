@@ -21,7 +21,9 @@ public struct ICalendarError: Error, Equatable, Sendable, CustomStringConvertibl
 ///   set); a priority nb does not know comes back `.none`;
 /// - an empty title comes back `(untitled)`;
 /// - the recurrence loses a leading `DTSTART:…;` or `RRULE:` part;
-/// - a relative reminder whose text is not an iCalendar duration (`P1M`) is written from its seconds (`-P30D`).
+/// - a relative reminder whose text is not an iCalendar duration (`P1M`) is written from its seconds (`-P30D`);
+/// - in text, `\r\n` and `\r` come back as `\n` and control characters other than tab are dropped; tags lose
+///   surrounding blanks, and empty tags, contexts and projects are dropped.
 public enum ICalendar {
   /// What `parse` read.
   public struct ImportResult: Equatable, Sendable {
@@ -55,7 +57,7 @@ public enum ICalendar {
   ///   `parse` gives back the day or floating time. Absolute reminders (`TRIGGER;VALUE=DATE-TIME`) likewise.
   /// - CATEGORIES holds tags then contexts; `X-NB-CONTEXTS` repeats the contexts so they can be told apart again.
   /// - Relative reminders are relative to DUE (`TRIGGER;RELATED=END:-PT1H`, RFC 5545 §3.8.6.3: a VTODO's END is
-  ///   its DUE).
+  ///   its DUE), also on a task without a due date, where the RFC wants one and other readers may ignore them.
   public static func export(_ tasks: [TaskItem], now: Date) -> String {
     var writer = ContentWriter()
     writer.line("BEGIN:VCALENDAR")
@@ -130,8 +132,10 @@ public enum ICalendar {
       return ";VALUE=DATE:" + basicDay(day)
     case .dateTime(let day, let hour, let minute, let second, let offset):
       guard let offset else { return ":" + basicDateTime(day, hour, minute, second) }
-      let wall = day.dayNumber * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
-      return ":" + utcText(seconds: wall)
+      // Clamped so that no hour or offset, however absurd, can overflow: real ones are far inside these bounds.
+      func bounded(_ value: Int) -> Int64 { Int64(min(max(value, -1_000_000_000), 1_000_000_000)) }
+      let time = bounded(hour) * 3600 + bounded(minute) * 60 + bounded(second) - bounded(offset)
+      return ":" + utcText(seconds: day.dayNumber * 86_400 + time)
     }
   }
 
@@ -208,8 +212,9 @@ public enum ICalendar {
   /// (`TimeZone(identifier:)`; VTIMEZONE blocks are not read, and an unknown TZID is read as floating, with a
   /// warning). A task without SUMMARY gets `(untitled)`. A TRIGGER related to START is made relative to DUE when
   /// the task has both (or absolute when it has only DTSTART); one in a task without DTSTART is taken as relative
-  /// to DUE, which is what clients that write it mean. Malformed lines are warnings; throws only when there is no
-  /// `BEGIN:VCALENDAR` at all.
+  /// to DUE, which is what clients that write it mean. CREATED and LAST-MODIFIED written floating are read as UTC.
+  /// Apple's location alarms (`X-APPLE-PROXIMITY`) are dropped with a warning. Malformed lines are warnings; throws
+  /// only when there is no `BEGIN:VCALENDAR` at all.
   public static func parse(_ text: String) throws -> ImportResult {
     let lines = unfold(text)
     guard lines.contains(where: { $0.text.uppercased().hasPrefix("BEGIN:VCALENDAR") }) else {

@@ -516,7 +516,14 @@ final class ICalendarGarbageTests: XCTestCase {
       scheduled: time(Day(dayNumber: 3_000_000), 23, 59, 59, offset: -86_399), created: Date.distantFuture,
       updated: Date(timeIntervalSince1970: .nan), recurrence: "DTSTART:x", completeInstances: [Day(dayNumber: 0)],
       reminders: [.relative(text: "", seconds: Int.min), .relative(text: "", seconds: Int.max)])
-    let text = ICalendar.export([extreme], now: Date(timeIntervalSince1970: -.infinity))
+    let absurd = TaskItem(
+      title: "t", due: .dateTime(Day(dayNumber: .max), hour: .max, minute: .min, second: 0, offsetSeconds: .max),
+      scheduled: .dateTime(Day(dayNumber: .min), hour: .min, minute: 0, second: .max, offsetSeconds: .min),
+      completed: .day(Day(dayNumber: .max).adding(days: .max)),
+      completeInstances: [Day(dayNumber: .min).adding(days: .min)],
+      reminders: [.absolute(.dateTime(Day(dayNumber: .max), hour: .max, minute: 0, second: 0, offsetSeconds: nil))])
+    let text = ICalendar.export([extreme, absurd], now: Date(timeIntervalSince1970: -.infinity))
     XCTAssertNoThrow(try ICalendar.parse(text))
+    XCTAssertNoThrow(TodoTxt.parse(TodoTxt.export([extreme, absurd])))
   }
 }
