@@ -107,7 +107,7 @@ final class ICalendarOracleTests: XCTestCase {
       errors = [e for c in cal.walk() for e in getattr(c, 'errors', [])]
       out = {'count': len(todos), 'errors': [str(e) for e in errors[:5]], 'dtstamp': str(todos[0]['DTSTAMP'].dt),
              'alarms': len(cal.walk('VALARM')), 'samples': []}
-      for i in range(0, len(todos), 7):
+      for i in range(0, len(todos), 11):
           t = todos[i]
           def get(name, f):
               v = t.get(name)
@@ -115,7 +115,9 @@ final class ICalendarOracleTests: XCTestCase {
           out['samples'].append([
               i, str(t['UID']), str(t['SUMMARY']), get('DUE', lambda v: v.dt.isoformat()),
               get('PRIORITY', int), get('STATUS', str), get('RRULE', lambda v: v.to_ical().decode()),
-              get('CATEGORIES', lambda v: [str(c) for c in v.cats])])
+              get('CATEGORIES', lambda v: [str(c) for c in v.cats]),
+              [a['TRIGGER'].to_ical().decode() + ' ' + str(a['TRIGGER'].params.get('RELATED'))
+               for a in t.walk('VALARM')]])
       json.dump(out, sys.stdout)
       """
     let result = try ProcessRunner.run(python, arguments: ["-c", script, file.path], timeout: 600)
@@ -128,7 +130,8 @@ final class ICalendarOracleTests: XCTestCase {
     XCTAssertEqual(output["errors"] as? [String], [])
     XCTAssertEqual(output["dtstamp"] as? String, "2026-11-24 10:00:00+00:00")
     XCTAssertEqual(output["alarms"] as? Int, tasks.reduce(0) { $0 + $1.reminders.count })
-    XCTAssertEqual(samples.count, (20_000 + 6) / 7)
+    // Every 11th: coprime with every period the generator uses, so each kind of task is sampled.
+    XCTAssertEqual(samples.count, (20_000 + 10) / 11)
     for sample in samples {
       guard let index = sample[0] as? Int, tasks.indices.contains(index) else { return XCTFail("bad sample \(sample)") }
       let task = tasks[index]
@@ -145,6 +148,9 @@ final class ICalendarOracleTests: XCTestCase {
       XCTAssertEqual(sample[6] as? String, task.recurrence, "task \(index)")
       let categories = task.tags + task.contexts
       XCTAssertEqual(sample[7] as? [String], categories.isEmpty ? nil : categories, "task \(index)")
+      // Every generated task with reminders has these two: an hour before DUE, and 1970-01-02 (a day, so 00:00 UTC).
+      let triggers = task.reminders.isEmpty ? [] : ["-PT1H END", "19700102T000000Z None"]
+      XCTAssertEqual(sample[8] as? [String], triggers, "task \(index)")
     }
   }
 
