@@ -17,9 +17,10 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
     self.day = day
   }
 
-  /// The day numbered `dayNumber` (days since 1970-01-01).
+  /// The day numbered `dayNumber` (days since 1970-01-01); clamped to about ±12 billion years.
   public init(dayNumber: Int64) {
-    let civil = CivilTime.civil(fromDays: dayNumber)
+    // The civil algorithm overflows near Int64's ends; no note names a day that far out, and a trap is worse.
+    let civil = CivilTime.civil(fromDays: min(max(dayNumber, -Day.dayNumberLimit), Day.dayNumberLimit))
     self.year = civil.year
     self.month = civil.month
     self.day = civil.day
@@ -56,7 +57,13 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
   public var description: String { iso }
 
   /// The day `days` later (earlier when negative).
-  public func adding(days: Int) -> Day { Day(dayNumber: dayNumber + Int64(days)) }
+  public func adding(days: Int) -> Day {
+    let (sum, overflow) = dayNumber.addingReportingOverflow(Int64(days))
+    return Day(dayNumber: overflow ? (days < 0 ? Int64.min : Int64.max) : sum)
+  }
+
+  /// The largest day number `init(dayNumber:)` keeps (its negation the smallest).
+  static let dayNumberLimit: Int64 = 1 << 42
 
   /// ISO weekday: 1 is Monday, 7 is Sunday.
   public var weekday: Int { Int(((dayNumber + 3) % 7 + 7) % 7) + 1 }
