@@ -19,7 +19,7 @@ struct Add: ParsableCommand {
   @Option(name: [.short, .long], help: "Comma-separated tags.")
   var tags: String?
 
-  @Option(name: [.short, .long], help: "The note's content (otherwise piped standard input).")
+  @Option(name: [.short, .long], parsing: .unconditional, help: "The note's content (otherwise piped standard input).")
   var content: String?
 
   @Option(

@@ -13,7 +13,7 @@ struct Reminders: ParsableCommand {
       --since -5m'.
       """)
 
-  @Option(help: "Only reminders after this time (a date, or -5m, -1h, -2d ago).") var since: String?
+  @Option(parsing: .unconditional, help: "Only reminders after this time (a date, or -5m, -1h, -2d ago).") var since: String?
   @OptionGroup var repository: RepositoryOptions
   @OptionGroup var output: JSONOption
 

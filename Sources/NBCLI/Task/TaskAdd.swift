@@ -20,13 +20,13 @@ struct TaskAdd: ParsableCommand {
   @Option(help: "none, low, normal, high or urgent.")
   var priority: String?
 
-  @Option(help: "The due date (fri, tomorrow 17:00, +3d, 2026-12-01).")
+  @Option(parsing: .unconditional, help: "The due date (fri, tomorrow 17:00, +3d, 2026-12-01).")
   var due: String?
 
-  @Option(help: "The day to work on it.")
+  @Option(parsing: .unconditional, help: "The day to work on it.")
   var scheduled: String?
 
-  @Option(help: "A reminder: a date (thu 9:00) or an offset before the due date (-1h, -PT30M); repeatable.")
+  @Option(parsing: .unconditionalSingleValue, help: "A reminder: a date (thu 9:00) or an offset before the due date (-1h, -PT30M); repeatable.")
   var remind: [String] = []
 
   @Option(help: "A repeat: daily, weekly, every 2 weeks, every weekday, every month on the 15th, or an RRULE.")
@@ -47,7 +47,9 @@ struct TaskAdd: ParsableCommand {
   @Option(help: "Where (free text).")
   var location: String?
 
-  @Option(name: [.short, .long], help: "Details, written below the subtasks (otherwise piped standard input).")
+  @Option(
+    name: [.short, .long], parsing: .unconditional,
+    help: "Details, written below the subtasks (otherwise piped standard input).")
   var content: String?
 
   @OptionGroup var repository: RepositoryOptions

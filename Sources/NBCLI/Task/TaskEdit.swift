@@ -11,9 +11,9 @@ struct EditTask: ParsableCommand {
   @OptionGroup var task: TaskArgument
   @Option(help: "A new title.") var title: String?
   @Option(help: "none, low, normal, high or urgent.") var priority: String?
-  @Option(help: "The due date.") var due: String?
-  @Option(help: "The scheduled date.") var scheduled: String?
-  @Option(help: "Add a reminder (a date, or an offset before the due date such as -1h); repeatable.")
+  @Option(parsing: .unconditional, help: "The due date.") var due: String?
+  @Option(parsing: .unconditional, help: "The scheduled date.") var scheduled: String?
+  @Option(parsing: .unconditionalSingleValue, help: "Add a reminder (a date, or an offset before the due date such as -1h); repeatable.")
   var remind: [String] = []
   @Option(help: "A repeat rule (weekly, every 3 days, an RRULE).") var `repeat`: String?
   @Option(help: "scheduled or completion.") var anchor: String?

@@ -10,11 +10,11 @@ struct TaskList: ParsableCommand {
 
   @Flag(help: "Due today.") var today = false
   @Flag(help: "Due before now and not done.") var overdue = false
-  @Option(help: "Due within this many days from today (7d, 2w).") var upcoming: String?
+  @Option(parsing: .unconditional, help: "Due within this many days from today (7d, 2w).") var upcoming: String?
   @Flag(name: .customLong("no-due"), help: "Without a due date.") var noDue = false
   @Flag(help: "Done tasks (with --since, completed since then).") var done = false
   @Flag(help: "Every task, whatever its state.") var all = false
-  @Option(help: "With --done: completed on or after this date (-30d, 2026-11-01).") var since: String?
+  @Option(parsing: .unconditional, help: "With --done: completed on or after this date (-30d, 2026-11-01).") var since: String?
 
   @Option(name: [.short, .long], help: "A project: a notebook (and those below it) or a name in 'projects'.",
     completion: Completions.notebooks)

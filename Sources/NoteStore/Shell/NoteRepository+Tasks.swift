@@ -97,20 +97,11 @@ extension NoteRepository {
   public func dueReminders(since: Date, until: Date? = nil) throws -> [DueReminder] {
     let until = until ?? clock()
     let rows = try index.reminders()
-    guard !rows.isEmpty else { return [] }
-    var entriesByNote: [Int64: [TaskEntry]] = [:]
+    var entriesByNote: [String: [TaskEntry]] = [:]
     var result: [DueReminder] = []
-    let paths = try index.read { db in
-      try [Int64: String](
-        uniqueKeysWithValues: Set(rows.map(\.note)).map { rowid in
-          (rowid, try String.fetchOne(db, sql: "SELECT path FROM note WHERE rowid = ?", arguments: [rowid]) ?? "")
-        })
-    }
     for row in rows {
-      if entriesByNote[row.note] == nil, let path = paths[row.note] {
-        entriesByNote[row.note] = try index.tasks(ofNote: path, clock: taskClock)
-      }
-      guard let entry = entriesByNote[row.note]?.first(where: { ($0.line ?? 0) == row.line }) else { continue }
+      if entriesByNote[row.path] == nil { entriesByNote[row.path] = try index.tasks(ofNote: row.path, clock: taskClock) }
+      guard let entry = entriesByNote[row.path]?.first(where: { ($0.line ?? 0) == row.line }) else { continue }
       let reminder: Reminder
       let at: Date
       if row.kind == 3, let seconds = row.seconds {
@@ -306,22 +297,35 @@ extension NoteRepository {
     return item
   }
 
-  /// Reads the note, applies `change` to its text, stamps and commits (nothing when the text is unchanged).
-  private func editTaskText(_ entry: TaskEntry, subject: String, _ change: (String) throws -> String) throws -> Note {
+  /// Reads the note, applies `change` to its text, stamps and commits (nothing when the text is unchanged). Returns
+  /// the note and how many lines the stamp added above the body (an `updated` or `id` line the note lacked), which
+  /// moves every inline task's line.
+  private func editTaskText(
+    _ entry: TaskEntry, subject: String, _ change: (String) throws -> String
+  ) throws -> (note: Note, shift: Int) {
     try mutate { tx in
       let original = try readText(entry.note.path)
       let text = try frontMatterCall(entry.note.path) { try change(original) }
-      guard text != original else { return entry.note }
+      guard text != original else { return (entry.note, 0) }
       let what = entry.line.map { "\(entry.note.path):\($0)" } ?? entry.note.path
-      return try stampAndWrite(entry.note.path, text: text, in: &tx, subject: "task \(subject) \(what)")
+      let note = try stampAndWrite(entry.note.path, text: text, in: &tx, subject: "task \(subject) \(what)")
+      let stamped = try readText(entry.note.path)
+      return (note, Self.headerLines(stamped) - Self.headerLines(text))
     }
   }
 
-  /// The entry after a change, from the index (the same line; a repeat that added a line above moved it down one).
-  private func refreshed(_ entry: TaskEntry, note: Note, advanced: Bool) throws -> TaskEntry {
-    let entries = try tasks(in: note)
+  /// Lines before the body (the front matter block).
+  private static func headerLines(_ text: String) -> Int {
+    let header = text.utf8.count - FrontMatter.body(of: text).utf8.count
+    return text.utf8.prefix(header).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+  }
+
+  /// The entry after a change, from the index: the same line, moved by the stamp's lines, and one down when a
+  /// repeat added its next occurrence above.
+  private func refreshed(_ entry: TaskEntry, note: (note: Note, shift: Int), advanced: Bool) throws -> TaskEntry {
+    let entries = try tasks(in: note.note)
     guard let line = entry.line else { return entries.first ?? entry }
-    let wanted = advanced ? line + 1 : line
+    let wanted = line + note.shift + (advanced ? 1 : 0)
     return entries.first { $0.line == wanted } ?? entry
   }
 }

@@ -27,7 +27,7 @@ final class TaskAddListTests: TaskTestCase {
       status: open
       priority: high
       due: 2026-11-27
-      recurrence: FREQ=WEEKLY
+      recurrence: DTSTART:20261127;FREQ=WEEKLY
       recurrence_anchor: scheduled
       reminders:
         - id: rem1
@@ -44,7 +44,7 @@ final class TaskAddListTests: TaskTestCase {
     XCTAssertEqual(entry["title"] as? String, "Ship the beta")
     XCTAssertEqual(entry["due"] as? String, "2026-11-27")
     XCTAssertEqual(entry["priority"] as? String, "high")
-    XCTAssertEqual(entry["recurrence"] as? String, "FREQ=WEEKLY")
+    XCTAssertEqual(entry["recurrence"] as? String, "DTSTART:20261127;FREQ=WEEKLY")
     XCTAssertEqual(entry["reminders"] as? [String], ["2026-11-26T09:00:00+01:00"])
     XCTAssertEqual(entry["subtasks"] as? [String: Int], ["done": 0, "total": 2])
     XCTAssertEqual(entry["notebook"] as? String, "work")
@@ -66,7 +66,7 @@ final class TaskAddListTests: TaskTestCase {
     XCTAssertEqual(try frontMatter("recurrence_anchor", in: "inbox/water-plants.md"), "completion")
     try task("task", "add", "Call", "--due", "tomorrow 17:30", "--remind", "-1h")
     XCTAssertEqual(try frontMatter("due", in: "inbox/call.md"), "2026-11-25T17:30:00+01:00")
-    XCTAssert(try text("inbox/call.md").contains("    type: relative\n    relatedTo: due\n    offset: -PT1H\n"))
+    XCTAssert(try text("inbox/call.md").contains("    type: relative\n    relatedTo: due\n    offset: \"-PT1H\"\n"))
   }
 
   /// The views at Tuesday 10:00: each task lands in exactly the views its due date puts it in.
@@ -98,7 +98,7 @@ final class TaskAddListTests: TaskTestCase {
     XCTAssertEqual(try titles("--no-inline", "--overdue"), ["Overdue report", "This morning"])
     let overdue = try listed("--overdue")
     XCTAssertEqual(overdue.map { $0["overdue"] as? Bool }, [true, true, true])
-    XCTAssertEqual(overdue[1]["selector"] as? String, "inbox/errands.md:1")
+    XCTAssertEqual(overdue[1]["selector"] as? String, "inbox/errands.md:7")
     XCTAssertEqual(overdue[1]["inline"] as? Bool, true)
     // A task due today with no time is not overdue until the day is over.
     XCTAssertEqual(try listed("--today").map { $0["overdue"] as? Bool }, [true, false, false])
@@ -117,7 +117,7 @@ final class TaskAddListTests: TaskTestCase {
     XCTAssertEqual(try titles("--context", "shop"), ["Groceries"])
     XCTAssertEqual(try titles("--search", "beta", "--sort", "title"), ["Beta notes", "Beta release"])
     XCTAssertEqual(try titles("--sort", "title", "--reverse"), ["Groceries", "Beta release", "Beta notes", "Alpha"])
-    XCTAssertEqual(try titles("--sort", "due"), ["Beta notes", "Beta release", "Groceries", "Alpha"])
+    XCTAssertEqual(try titles("--sort", "due"), ["Beta notes", "Beta release", "Alpha", "Groceries"])
     XCTAssertEqual(try titles("--limit", "1", "--sort", "title"), ["Alpha"])
   }
 

@@ -98,4 +98,36 @@ final class TaskChangeTests: TaskTestCase {
     try task("task", "done", "standup")
     XCTAssertEqual(try frontMatter("due", in: "inbox/standup.md"), "2026-10-27T09:00:00+01:00")
   }
+
+  /// A monthly task from the 31st takes each shorter month's last day and comes back to the 31st (no drift: the rule
+  /// carries its start); a yearly one from 29 February takes the 28th, then the 29th again in a leap year.
+  func testMonthEndsAndLeapDays() throws {
+    try makeRepository()
+    try task("task", "add", "Rent", "--due", "2027-01-31", "--repeat", "monthly")
+    XCTAssertEqual(try frontMatter("recurrence", in: "inbox/rent.md"), "DTSTART:20270131;FREQ=MONTHLY")
+    var dues: [String] = []
+    for _ in 0..<3 {
+      try task("task", "done", "rent")
+      dues.append(try frontMatter("due", in: "inbox/rent.md") ?? "")
+    }
+    XCTAssertEqual(dues, ["2027-02-28", "2027-03-31", "2027-04-30"])
+    try task("task", "add", "Leap", "--due", "2028-02-29", "--repeat", "yearly")
+    dues = []
+    for _ in 0..<4 {
+      try task("task", "done", "leap")
+      dues.append(try frontMatter("due", in: "inbox/leap.md") ?? "")
+    }
+    XCTAssertEqual(dues, ["2029-02-28", "2030-02-28", "2031-02-28", "2032-02-29"])
+    XCTAssertEqual(
+      try frontMatter("complete_instances", in: "inbox/leap.md"), "[\"2026-11-24\"]",
+      "completing on the same day records the day once")
+  }
+
+  func testASeriesThatEndsBecomesDone() throws {
+    try makeRepository()
+    try task("task", "add", "Course", "--due", "2026-11-23", "--repeat", "FREQ=WEEKLY;COUNT=2")
+    XCTAssertEqual(try task("task", "done", "course").stdout, "done inbox/course.md; next due 2026-11-30\n")
+    XCTAssertEqual(try task("task", "done", "course").stdout, "done inbox/course.md\n")
+    XCTAssertEqual(try frontMatter("status", in: "inbox/course.md"), "done")
+  }
 }

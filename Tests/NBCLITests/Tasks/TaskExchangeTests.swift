@@ -17,10 +17,11 @@ final class TaskExchangeTests: TaskTestCase {
       out = []
       for todo in cal.walk('VTODO'):
           item = {}
-          for key in ['UID', 'SUMMARY', 'STATUS', 'PRIORITY', 'RRULE', 'LOCATION', 'DESCRIPTION']:
+          for key in ['UID', 'SUMMARY', 'STATUS', 'PRIORITY', 'LOCATION', 'DESCRIPTION']:
               if key in todo:
-                  value = todo[key]
-                  item[key] = value.to_ical().decode() if hasattr(value, 'to_ical') else str(value)
+                  item[key] = str(todo[key])
+          if 'RRULE' in todo:
+              item['RRULE'] = todo['RRULE'].to_ical().decode()
           if 'DUE' in todo:
               item['DUE'] = todo.decoded('DUE').isoformat()
           if 'CATEGORIES' in todo:
@@ -32,7 +33,8 @@ final class TaskExchangeTests: TaskTestCase {
       print(json.dumps(out))
       """
     let result = try ProcessRunner.run(
-      "python3", arguments: ["-c", script, file.path], environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
+      // Debian's python3, where python3-icalendar installs (a python3 earlier on PATH may lack it).
+      "/usr/bin/python3", arguments: ["-c", script, file.path], environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
     XCTAssertEqual(
       result.status, 0, "python3 icalendar could not parse the export (install python3-icalendar): \(result.stderr)",
       file: source, line: line)

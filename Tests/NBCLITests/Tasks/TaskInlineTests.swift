@@ -28,7 +28,9 @@ final class TaskInlineTests: TaskTestCase {
     XCTAssertEqual(
       try bodyLines(path),
       ["# Today", "", "- [x] buy milk 📅 2026-11-23 #errand ✅ 2026-11-24 ^abc123", "- [ ] call mom", "Text after.", ""])
-    try task("task", "reopen", "\(path):7")
+    XCTAssertEqual(try frontMatter("updated", in: path), "2026-11-24T10:00:00+01:00")
+    // The commit stamped `updated` into the front matter, one line more: the task is on line 8 now.
+    try task("task", "reopen", "\(path):8")
     XCTAssertEqual(try bodyLines(path)[2], "- [ ] buy milk 📅 2026-11-23 #errand ^abc123")
   }
 

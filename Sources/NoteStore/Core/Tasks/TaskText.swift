@@ -174,11 +174,16 @@ enum TaskText {
     return String(decoding: utf8[item.lineStart..<item.lineEnd], as: UTF8.self)
   }
 
-  /// `text` with `item`'s line content replaced by `lines`, joined by the line's own line ending.
+  /// `text` with `item`'s line content replaced by `lines`, joined by the line's own line ending; no lines removes
+  /// the line and its line break (a repeat marked `🏁 delete`).
   static func replacingLine(of item: ChecklistItem, in text: String, with lines: [String]) -> String {
     let utf8 = Array(text.utf8)
     guard item.lineStart <= item.lineEnd, item.lineEnd <= utf8.count else { return text }
     let ending = item.lineEnd + 1 < utf8.count && utf8[item.lineEnd] == 0x0D ? "\r\n" : "\n"
+    if lines.isEmpty {
+      let end = min(utf8.count, item.lineEnd + (item.lineEnd < utf8.count ? ending.utf8.count : 0))
+      return String(decoding: utf8[..<item.lineStart] + utf8[end...], as: UTF8.self)
+    }
     let replacement = Array(lines.joined(separator: ending).utf8)
     return String(decoding: utf8[..<item.lineStart] + replacement + utf8[item.lineEnd...], as: UTF8.self)
   }

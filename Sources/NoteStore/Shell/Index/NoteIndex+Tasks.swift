@@ -57,8 +57,8 @@ extension NoteIndex {
       sql: """
         INSERT OR REPLACE INTO task(note, line, title, title_folded, status, closed, priority, priority_text, due_text,
           due_kind, due_day, due_at, scheduled_text, scheduled_day, completed_text, completed_day, recurrence, anchor,
-          instances, contexts, projects, tags, keys, location, subtasks_done, subtasks_total, warnings)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          instances, reminders, contexts, projects, tags, keys, location, subtasks_done, subtasks_total, warnings)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """)
     let insertReminder = try db.cachedStatement(
       sql: "INSERT INTO reminder(note, line, text, kind, seconds, at) VALUES (?, ?, ?, ?, ?, ?)")
@@ -69,7 +69,8 @@ extension NoteIndex {
         rowid, row.line, task.title, fold(task.title), task.status.text, task.status.isClosed, task.priority.rank,
         task.priority.text, task.due?.text, due.kind, due.day, due.at, task.scheduled?.text,
         task.scheduled?.day.dayNumber, task.completed?.text, task.completed?.day.dayNumber, task.recurrence,
-        task.recurrenceAnchor.rawValue, joined(task.completeInstances.map(\.iso)), joined(task.contexts),
+        task.recurrenceAnchor.rawValue, joined(task.completeInstances.map(\.iso)),
+        joined(task.reminders.map(reminderText)), joined(task.contexts),
         joined(task.projects), joined(task.tags), taskKeys(task), task.location, row.subtasksDone,
         row.subtasksTotal, joined(row.warnings),
       ])
@@ -185,7 +186,7 @@ extension NoteIndex {
     let overdue = Self.overdueSQL(clock)
     var sql = """
       SELECT \(Self.noteColumns), t.line, t.title, t.status, t.priority_text, t.due_text, t.scheduled_text,
-        t.completed_text, t.recurrence, t.anchor, t.instances, t.contexts, t.projects, t.tags, t.location,
+        t.completed_text, t.recurrence, t.anchor, t.instances, t.reminders, t.contexts, t.projects, t.tags, t.location,
         t.subtasks_done, t.subtasks_total, t.warnings, \(overdue.sql)
       FROM task t JOIN note n ON n.rowid = t.note
       """
@@ -193,7 +194,7 @@ extension NoteIndex {
     if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
     allArguments += arguments
     sql += " ORDER BY " + Self.taskOrder(query.sort, reverse: query.reverse, overdue: overdue.sql)
-    allArguments += overdue.arguments
+    if query.sort == .smart { allArguments += overdue.arguments }
     if let limit = query.limit {
       sql += " LIMIT ?"
       allArguments.append(limit)
@@ -217,9 +218,22 @@ extension NoteIndex {
     }
   }
 
+  /// A reminder as the index keeps it: its offset (`-PT1H`) or date-time.
+  static func reminderText(_ reminder: Reminder) -> String {
+    switch reminder {
+    case .relative(let text, _): return text
+    case .absolute(let date): return date.text
+    }
+  }
+
+  static func reminder(fromText text: String) -> Reminder? {
+    if let duration = ISODuration(text: text) { return .relative(text: text, seconds: duration.totalSeconds) }
+    return TaskDate(text: text).map(Reminder.absolute)
+  }
+
   /// Columns: the note's (0–12), then line 13, title 14, status 15, priority 16, due 17, scheduled 18, completed 19,
-  /// recurrence 20, anchor 21, instances 22, contexts 23, projects 24, tags 25, location 26, subtasks 27–28,
-  /// warnings 29, overdue 30.
+  /// recurrence 20, anchor 21, instances 22, reminders 23, contexts 24, projects 25, tags 26, location 27,
+  /// subtasks 28–29, warnings 30, overdue 31.
   static func taskEntry(_ row: Row) -> TaskEntry {
     let note = note(from: row)
     let line: Int = row[13]
@@ -233,27 +247,29 @@ extension NoteIndex {
     task.recurrence = row[20]
     task.recurrenceAnchor = RecurrenceAnchor(rawValue: row[21]) ?? .scheduled
     task.completeInstances = split(row[22]).compactMap { Day(iso: $0) }
-    task.contexts = split(row[23])
-    task.projects = split(row[24])
-    task.tags = split(row[25])
-    task.location = row[26]
+    task.reminders = split(row[23]).compactMap(reminder(fromText:))
+    task.contexts = split(row[24])
+    task.projects = split(row[25])
+    task.tags = split(row[26])
+    task.location = row[27]
     task.created = line == 0 ? note.created?.date : nil
     task.updated = line == 0 ? note.updated?.date : nil
     return TaskEntry(
-      note: note, line: line == 0 ? nil : line, task: task, subtasksDone: row[27], subtasksTotal: row[28],
-      warnings: split(row[29]), isOverdue: (row[30] as Int64? ?? 0) != 0)
+      note: note, line: line == 0 ? nil : line, task: task, subtasksDone: row[28], subtasksTotal: row[29],
+      warnings: split(row[30]), isOverdue: (row[31] as Int64? ?? 0) != 0)
   }
 
-  /// Reminder rows of tasks that are not done: the task's selector parts and the reminder as stored.
-  func reminders() throws -> [(note: Int64, line: Int, text: String, kind: Int, seconds: Int?, at: Double?)] {
+  /// Reminder rows of tasks that are not done: the note's path (row ids change when a file is read again), the
+  /// task's line and the reminder as stored.
+  func reminders() throws -> [(path: String, line: Int, text: String, kind: Int, seconds: Int?)] {
     try read { db in
       try Row.fetchAll(
         db,
         sql: """
-          SELECT r.note, r.line, r.text, r.kind, r.seconds, r.at FROM reminder r
-          JOIN task t ON t.note = r.note AND t.line = r.line WHERE t.closed = 0
+          SELECT n.path, r.line, r.text, r.kind, r.seconds FROM reminder r
+          JOIN task t ON t.note = r.note AND t.line = r.line JOIN note n ON n.rowid = r.note WHERE t.closed = 0
           """
-      ).map { ($0[0], $0[1], $0[2], $0[3], $0[4], $0[5]) }
+      ).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
     }
   }
 
@@ -262,7 +278,7 @@ extension NoteIndex {
     let overdue = Self.overdueSQL(clock)
     let sql = """
       SELECT \(Self.noteColumns), t.line, t.title, t.status, t.priority_text, t.due_text, t.scheduled_text,
-        t.completed_text, t.recurrence, t.anchor, t.instances, t.contexts, t.projects, t.tags, t.location,
+        t.completed_text, t.recurrence, t.anchor, t.instances, t.reminders, t.contexts, t.projects, t.tags, t.location,
         t.subtasks_done, t.subtasks_total, t.warnings, \(overdue.sql)
       FROM task t JOIN note n ON n.rowid = t.note WHERE n.path = ? ORDER BY t.line
       """

@@ -335,6 +335,7 @@ final class NoteIndex {
           recurrence TEXT,
           anchor TEXT NOT NULL,
           instances TEXT NOT NULL,
+          reminders TEXT NOT NULL,
           contexts TEXT NOT NULL,
           projects TEXT NOT NULL,
           tags TEXT NOT NULL,
