@@ -49,9 +49,31 @@ extension NoteRepository {
     return (settings?.color, settings?.icon, settings?.archived ?? false)
   }
 
-  /// The tasks a note holds: itself (a task note) or its checklist lines, in line order.
+  /// The tasks a note holds: itself (a task note) or its checklist lines, in line order, read from its file as it is
+  /// now (one file needs no index, whose freshness check would walk the whole tree).
   public func tasks(in note: Note) throws -> [TaskEntry] {
-    try index.tasks(ofNote: note.path, clock: taskClock)
+    let document = IndexedDocument.read(root: root.path, path: note.path)
+    let clock = taskClock
+    return document.tasks.map { row in
+      var task = row.task
+      if row.line == 0 {
+        task.id = document.note.id
+        task.created = document.note.created?.date
+        task.updated = document.note.updated?.date
+      }
+      return TaskEntry(
+        note: document.note, line: row.line == 0 ? nil : row.line, task: task, subtasksDone: row.subtasksDone,
+        subtasksTotal: row.subtasksTotal, warnings: row.warnings, isOverdue: Self.isOverdue(task, clock: clock))
+    }
+  }
+
+  /// Not done and due before now (a day without a time: once that day is over).
+  static func isOverdue(_ task: TaskItem, clock: NoteIndex.TaskClock) -> Bool {
+    guard !task.status.isClosed, let due = task.due else { return false }
+    switch due {
+    case .day(let day): return day.dayNumber < clock.today
+    case .dateTime: return due.instant(in: clock.timeZone) < clock.now
+    }
   }
 
   /// Resolves a TASK argument: `path:line` for an inline task; a note (path, id, title) that is a task or holds
@@ -100,7 +122,9 @@ extension NoteRepository {
     var entriesByNote: [String: [TaskEntry]] = [:]
     var result: [DueReminder] = []
     for row in rows {
-      if entriesByNote[row.path] == nil { entriesByNote[row.path] = try index.tasks(ofNote: row.path, clock: taskClock) }
+      if entriesByNote[row.path] == nil {
+        entriesByNote[row.path] = try tasks(in: NoteScanner.readNote(root: root.path, path: row.path))
+      }
       guard let entry = entriesByNote[row.path]?.first(where: { ($0.line ?? 0) == row.line }) else { continue }
       let reminder: Reminder
       let at: Date

@@ -272,19 +272,4 @@ extension NoteIndex {
       ).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
     }
   }
-
-  /// The task rows of one note (its path), in line order.
-  func tasks(ofNote path: String, clock: TaskClock) throws -> [TaskEntry] {
-    let overdue = Self.overdueSQL(clock)
-    let sql = """
-      SELECT \(Self.noteColumns), t.line, t.title, t.status, t.priority_text, t.due_text, t.scheduled_text,
-        t.completed_text, t.recurrence, t.anchor, t.instances, t.reminders, t.contexts, t.projects, t.tags, t.location,
-        t.subtasks_done, t.subtasks_total, t.warnings, \(overdue.sql)
-      FROM task t JOIN note n ON n.rowid = t.note WHERE n.path = ? ORDER BY t.line
-      """
-    return try read { db in
-      try Row.fetchAll(db.makeStatement(sql: sql), arguments: StatementArguments(overdue.arguments + [path]))
-        .map(Self.taskEntry)
-    }
-  }
 }
