@@ -28,6 +28,11 @@ enum TaskText {
 
   /// Sets the first of `keys` present in the block (the user's spelling), else the first key; nil removes every one.
   static func set(_ keys: [String], _ value: String?, in text: String) throws -> String {
+    // One key needs no look at which are present: setting adds or replaces it, removing an absent one is a no-op.
+    if keys.count == 1 {
+      guard let value else { return try FrontMatter.removing(keys[0], in: text) }
+      return try FrontMatter.setting(keys[0], to: value, in: text)
+    }
     let present = try presentKeys(text)
     guard let value else {
       var result = text
