@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TaskKit
 
 struct TaskReopen: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -19,35 +20,14 @@ struct TaskReopen: ParsableCommand {
       try report(after, output: output, message: "unticked subtask of \(after.selector): \(after.subtasksDone)/\(after.subtasksTotal)")
       return
     }
-    let after = try notes.setTaskStatus(entry, .open)
-    try report(after, output: output, message: "reopened \(after.selector)")
+    try changeStatus(notes, entry, to: .open, verb: "reopened", output: output)
   }
 }
 
-struct TaskStart: ParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "start", abstract: "Mark a task in progress.")
-
-  @OptionGroup var task: TaskArgument
-  @OptionGroup var repository: RepositoryOptions
-  @OptionGroup var output: JSONOption
-
-  func run() throws {
-    let (notes, entry) = try task.resolve(in: repository)
-    let after = try notes.setTaskStatus(entry, .inProgress)
-    try report(after, output: output, message: "started \(after.selector)")
-  }
-}
-
-struct TaskCancel: ParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Cancel a task.")
-
-  @OptionGroup var task: TaskArgument
-  @OptionGroup var repository: RepositoryOptions
-  @OptionGroup var output: JSONOption
-
-  func run() throws {
-    let (notes, entry) = try task.resolve(in: repository)
-    let after = try notes.setTaskStatus(entry, .cancelled)
-    try report(after, output: output, message: "cancelled \(after.selector)")
-  }
+/// Sets a task's status and prints it: what reopen, start and cancel share.
+func changeStatus(
+  _ notes: NoteRepository, _ entry: TaskEntry, to status: TaskStatus, verb: String, output: JSONOption
+) throws {
+  let after = try notes.setTaskStatus(entry, status)
+  try report(after, output: output, message: "\(verb) \(after.selector)")
 }

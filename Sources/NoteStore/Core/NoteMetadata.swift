@@ -11,9 +11,9 @@ struct NoteMetadata: Equatable, Sendable {
   var id: String? = nil
   /// Front matter `title` only (the caller falls back to `firstHeading`, then the file stem); nil when blank.
   var title: String? = nil
-  /// `created`, else `date`.
+  /// `created`, else `date`, else `dateCreated` (TaskNotes).
   var created: Timestamp? = nil
-  /// `updated`, else `modified`, `lastmod`, `last_modified_at`.
+  /// `updated`, else `modified`, `lastmod`, `last_modified_at`, `dateModified` (TaskNotes).
   var updated: Timestamp? = nil
   /// `tags`, else `tag`, else `keywords`: a YAML list, or a space/comma separated string; a leading `#` dropped,
   /// empty entries dropped, order kept, duplicates dropped (first occurrence kept).
@@ -28,9 +28,9 @@ struct NoteMetadata: Equatable, Sendable {
   var firstHeading: String? = nil
 
   /// Keys read as `created`, in priority order.
-  static let createdKeys = ["created", "date"]
+  static let createdKeys = ["created", "date", "dateCreated"]
   /// Keys read as `updated`, in priority order; `settingUpdated` edits the first one present.
-  static let updatedKeys = ["updated", "modified", "lastmod", "last_modified_at"]
+  static let updatedKeys = ["updated", "modified", "lastmod", "last_modified_at", "dateModified"]
   /// Keys read as `tags`, in priority order; `settingTags` edits the first one present.
   static let tagKeys = ["tags", "tag", "keywords"]
   /// Keys read as `aliases`, in priority order.

@@ -130,4 +130,34 @@ final class TaskChangeTests: TaskTestCase {
     XCTAssertEqual(try task("task", "done", "course").stdout, "done inbox/course.md\n")
     XCTAssertEqual(try frontMatter("status", in: "inbox/course.md"), "done")
   }
+
+  /// A TaskNotes note keeps its own spelling: `dateModified` is stamped in place, no `updated` is added.
+  func testATaskNotesNoteKeepsItsDateKeys() throws {
+    try makeRepository()
+    let original = """
+      ---
+      title: "Complete documentation"
+      status: "in-progress"
+      due: "2024-01-20"
+      priority: "high"
+      contexts: ["work"]
+      dateCreated: "2024-01-15T10:30:00Z"
+      dateModified: "2024-01-16T14:20:00Z"
+      ---
+      Notes.
+
+      """
+    try write("tasks/docs.md", original)
+    try gitCommitAll()
+    let listed = try listed()
+    XCTAssertEqual(listed.map { $0["created"] as? String }, ["2024-01-15T10:30:00+00:00"])
+    XCTAssertEqual(listed.map { $0["overdue"] as? Bool }, [true])
+    try task("task", "done", "tasks/docs.md")
+    let after = try text("tasks/docs.md")
+    XCTAssertTrue(after.contains("status: \"done\"\n") || after.contains("status: done\n"), after)
+    XCTAssertTrue(after.contains("dateModified: \"2026-11-24T10:00:00+01:00\"\n"), after)
+    XCTAssertTrue(after.contains("completedDate: 2026-11-24\n"), after)
+    XCTAssertFalse(after.contains("\nupdated:"), after)
+    XCTAssertTrue(after.contains("dateCreated: \"2024-01-15T10:30:00Z\"\n"), after)
+  }
 }
