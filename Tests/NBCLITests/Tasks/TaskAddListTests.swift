@@ -149,4 +149,45 @@ final class TaskAddListTests: TaskTestCase {
     XCTAssertEqual(try titles("--overdue"), ["Indexed"])
     XCTAssertEqual(try titles("--today"), [])
   }
+
+  /// Every form of date argument, through the built nb, at Tuesday 2026-11-24 10:00 in Berlin (expected values
+  /// worked out from a calendar).
+  func testEveryDateForm() throws {
+    try makeRepository()
+    let cases: [(String, String)] = [
+      ("2026-12-01", "2026-12-01"),
+      ("2026-12-01T09:00", "2026-12-01T09:00:00+01:00"),
+      ("2026-07-01 09:00", "2026-07-01T09:00:00+02:00"),
+      ("2026-12-01T09:00:00Z", "2026-12-01T09:00:00Z"),
+      ("today", "2026-11-24"),
+      ("tomorrow", "2026-11-25"),
+      ("yesterday", "2026-11-23"),
+      ("fri", "2026-11-27"),
+      ("tuesday", "2026-12-01"),
+      ("+3d", "2026-11-27"),
+      ("+2w", "2026-12-08"),
+      ("+1m", "2026-12-24"),
+      ("-30d", "2026-10-25"),
+      ("9:00", "2026-11-24T09:00:00+01:00"),
+      ("17:30", "2026-11-24T17:30:00+01:00"),
+      ("5pm", "2026-11-24T17:00:00+01:00"),
+      ("fri 9:00", "2026-11-27T09:00:00+01:00"),
+      ("tomorrow 17:30", "2026-11-25T17:30:00+01:00"),
+    ]
+    for (index, (argument, expected)) in cases.enumerated() {
+      let out = try task("task", "add", "Date \(index)", "--due", argument).stdout
+      let path = String(out.split(separator: " ")[0])
+      XCTAssertEqual(try frontMatter("due", in: path), expected, "--due \(argument)")
+    }
+  }
+
+  func testSortByCreatedAndUpdated() throws {
+    try makeRepository()
+    try nbSucceeds("task", "add", "First", env: ["NB_NOW": "2026-11-20T10:00:00+01:00", "TZ": "Europe/Berlin"])
+    try nbSucceeds("task", "add", "Second", env: ["NB_NOW": "2026-11-21T10:00:00+01:00", "TZ": "Europe/Berlin"])
+    try nbSucceeds("task", "edit", "first", "--priority", "low", env: ["NB_NOW": "2026-11-22T10:00:00+01:00", "TZ": "Europe/Berlin"])
+    XCTAssertEqual(try titles("--sort", "created"), ["Second", "First"])
+    XCTAssertEqual(try titles("--sort", "updated"), ["First", "Second"])
+    XCTAssertEqual(try titles("--sort", "updated", "--reverse"), ["Second", "First"])
+  }
 }
