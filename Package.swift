@@ -42,6 +42,7 @@ let package = Package(
         "GitKit",
         "InkKit",
         "TaskKit",
+        "InboxKit",
         "TextFormat",
         "CSQLiteShim",
         .product(name: "Yams", package: "Yams"),
@@ -58,6 +59,7 @@ let package = Package(
         "NoteWatch",
         "InkKit",
         "TaskKit",
+        "InboxKit",
         "TextFormat",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]

@@ -22,7 +22,7 @@ public struct NB: ParsableCommand {
       Delete.self,
       NotebookCommand.self,
       TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self, Conflicts.self,
-      InkCommand.self, TaskCommand.self, Reminders.self, MergeDriverCommand.self, Quickstart.self, Migrate.self,
+      InkCommand.self, TaskCommand.self, Reminders.self, Capture.self, InboxCommand.self, MergeDriverCommand.self, Quickstart.self, Migrate.self,
     ]
   )
 

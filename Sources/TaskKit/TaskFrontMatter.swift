@@ -41,7 +41,7 @@ public indirect enum FieldValue: Equatable, Sendable {
 
 /// Reads a task from a note's front matter: the TaskNotes plugin's property names and the obvious variants.
 ///
-/// A note is a task when its front matter has `status`. The keys each field is read from, first present wins:
+/// A note is a task when its front matter has `status` (other than the inbox's `pending` and `filed`). The keys each field is read from, first present wins:
 /// `status`; `priority`; `due`; `scheduled`; `completedDate`, `completed`, `completed_date`; `recurrence`,
 /// `repeat`, `rrule`; `recurrence_anchor`; `complete_instances`; `reminders`, `reminder`; `contexts`, `context`;
 /// `projects`, `project`; `location`. A value nb cannot read becomes a warning naming the key and its line, never
@@ -86,8 +86,15 @@ public enum TaskFrontMatter {
     public var warnings: [Warning]
   }
 
-  /// Whether front matter with these keys is a task.
-  public static func isTask(keys: some Sequence<String>) -> Bool { keys.contains(statusKey) }
+  /// The `status` values of inbox items (`nb capture`): a note with one of them is an item waiting to be filed (or
+  /// filed), not a task.
+  public static let inboxStatuses: Set<String> = ["pending", "filed"]
+
+  /// Whether a note whose `status` holds `value` (nil: a value that is not text) is a task.
+  public static func isTask(status value: String?) -> Bool {
+    guard let value else { return true }
+    return !inboxStatuses.contains(value.trimmingCharacters(in: .whitespaces).lowercased())
+  }
 
   /// Reads the task fields from `fields` (top-level key → value and its line). `title` and the note's own
   /// id/created/updated/tags come from the note; `validateRule` checks a recurrence rule (returns an error message,

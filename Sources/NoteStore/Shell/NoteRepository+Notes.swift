@@ -260,7 +260,12 @@ extension NoteRepository {
   /// Moves a note (and its sidecars) into another notebook, created if missing, or to a new `.md` path. The id stays.
   @discardableResult
   public func move(_ note: Note, to destination: String) throws -> Note {
-    try mutate { tx in
+    try mutate { tx in try move(note, to: destination, in: &tx) }
+  }
+
+  /// `move` inside a transaction another operation owns (filing an inbox item moves it and edits it in one commit).
+  func move(_ note: Note, to destination: String, in tx: inout Transaction) throws -> Note {
+    do {
       let target: String
       if destination.hasSuffix(".md") {
         let relative = try Names.validateRelativePath(destination)

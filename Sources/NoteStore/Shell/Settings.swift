@@ -17,6 +17,8 @@ public struct RepositoryConfig: Equatable, Sendable {
   /// The `watch:` mapping's values as written (`debounce: 2s`, `sync: true`, `interval: 30s`), for `nb watch` to
   /// parse and check: NoteStore only carries them.
   public var watch: [String: String] = [:]
+  /// The `inbox:` mapping's values as written (`threshold: 0.6`: below it an item shows no suggestion).
+  public var inboxSettings: [String: String] = [:]
 
   /// How long backups are kept unless `backup_days` says otherwise.
   public static let defaultBackupDays = 30
@@ -80,6 +82,14 @@ public struct RepositoryConfig: Equatable, Sendable {
           config.watch[key] = value
         }
       }
+      if let inbox = mapping["inbox"] {
+        guard let settings = inbox.mapping else {
+          throw NoteStoreError.invalidArgument("\(path): 'inbox' must be a mapping such as 'inbox: {threshold: 0.6}'")
+        }
+        for (key, value) in settings {
+          if let key = key.scalar?.string, let value = value.scalar?.string { config.inboxSettings[key] = value }
+        }
+      }
       if let days = mapping["backup_days"]?.scalar?.string {
         if let value = Int(days.trimmingCharacters(in: .whitespaces)), value >= 0 {
           config.backupDays = value
@@ -102,6 +112,10 @@ struct NotebookSettings: Equatable {
   var color: String?
   var icon: String?
   var archived = false
+  /// For the inbox's suggestions: words describing what belongs here (training text), and `inbox: false` for a
+  /// notebook items are never filed into (an archive, a trash).
+  var description: String?
+  var inboxAllowed = true
 
   var fileText: String {
     var text = ""
@@ -118,6 +132,8 @@ struct NotebookSettings: Equatable {
     return NotebookSettings(
       created: mapping["created"]?.scalar.flatMap { Timestamp(rfc3339: $0.string) },
       title: mapping["title"]?.scalar?.string, color: mapping["color"]?.scalar?.string,
-      icon: mapping["icon"]?.scalar?.string, archived: ["true", "yes", "on", "1"].contains(archived ?? ""))
+      icon: mapping["icon"]?.scalar?.string, archived: ["true", "yes", "on", "1"].contains(archived ?? ""),
+      description: mapping["description"]?.scalar?.string,
+      inboxAllowed: !["false", "no", "off", "0"].contains(mapping["inbox"]?.scalar?.string.lowercased() ?? ""))
   }
 }

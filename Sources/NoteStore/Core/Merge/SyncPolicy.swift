@@ -1,4 +1,5 @@
 import Foundation
+import InboxKit
 import InkKit
 
 /// The sync conflict policy: how the trees of two devices that diverged from a common ancestor become one tree,
@@ -458,6 +459,13 @@ struct PolicyRun {
         result = o?.content
       } else if b == o?.content {
         result = t?.content
+      } else if let o, let t, path == NoteRepository.inboxDecisionsFile,
+        let ourText = o.content.data.map({ String(decoding: $0, as: UTF8.self) }),
+        let theirText = t.content.data.map({ String(decoding: $0, as: UTF8.self) })
+      {
+        // The inbox's decisions are appended on every device: both sides' lines are kept, in time order.
+        let baseText = b?.data.map { String(decoding: $0, as: UTF8.self) }
+        result = .bytes(Data(DecisionLog.merge(base: baseText, ours: ourText, theirs: theirText).utf8))
       } else if let o, let t {
         let side = winner(ours: o.commitTime, theirs: t.commitTime)
         result = side == .ours ? o.content : t.content

@@ -50,7 +50,9 @@ extension FrontMatter {
       metadata = Self.metadata(from: parsed)
       metadata.hasFrontMatter = true
       bodyStart = block.bodyStart
-      if withFields, parsed.entries.contains(where: { $0.key == TaskFrontMatter.statusKey }) {
+      if withFields, let status = parsed.entries.first(where: { $0.key == TaskFrontMatter.statusKey }),
+        TaskFrontMatter.isTask(status: fieldText(status.value))
+      {
         var values: [String: (value: FieldValue, line: Int?)] = [:]
         for entry in parsed.entries {
           guard let key = entry.key, TaskFrontMatter.allKeys.contains(key), values[key] == nil else { continue }
