@@ -2,9 +2,9 @@ import Foundation
 
 /// The words and features the inbox classifier sees in a note's text.
 ///
-/// Words are what a person would call the note's words: lowercased, diacritics folded (`Café` → `cafe`,
-/// `ß` → `ss`, full-width forms → ASCII), split on anything that is not a letter, a digit or a combining mark. Noise that says
-/// nothing about where a note belongs is dropped:
+/// Words are what a person would call the note's words: lowercased, diacritics folded
+/// (`Café` → `cafe`, `ß` → `ss`, full-width forms → ASCII), split on anything that is not a letter, a digit or a
+/// combining mark. Noise that says nothing about where a note belongs is dropped:
 /// - YAML front matter, except the values of `title`, `tags`, `tag` and `aliases` (ids and dates would tie a note to
 ///   when it was captured, not to what it is about);
 /// - URLs, reduced to their host's words (`https://www.dentist-bridge.co.uk/a?b=1` → `dentist bridge`): paths and
