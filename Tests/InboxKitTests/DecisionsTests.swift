@@ -58,7 +58,10 @@ final class DecisionsTests: XCTestCase {
     let (decisions, warnings) = DecisionLog.parse(text)
     XCTAssertEqual(
       decisions,
-      [first, second, InboxDecision(time: Self.t0, item: "d", suggested: nil, chosen: "x", confidence: nil, device: "d")])
+      [
+        first, second,
+        InboxDecision(time: Self.t0, item: "d", suggested: nil, chosen: "x", confidence: nil, device: "d"),
+      ])
     XCTAssertEqual(
       warnings,
       [
