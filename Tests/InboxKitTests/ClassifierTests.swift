@@ -1,5 +1,6 @@
-@testable import InboxKit
 import XCTest
+
+@testable import InboxKit
 
 final class ClassifierTests: XCTestCase {
   static func handMade() -> InboxClassifier {

@@ -33,8 +33,10 @@ final class DecisionsTests: XCTestCase {
         + #""device":"laptop"}"#)
     // Before 1970 the day still rounds down.
     XCTAssertTrue(
-      InboxDecision(time: Date(timeIntervalSince1970: -1), item: "a", suggested: nil, chosen: "b", confidence: nil,
-        device: "d").line.hasPrefix(#"{"time":"1969-12-31T23:59:59Z""#))
+      InboxDecision(
+        time: Date(timeIntervalSince1970: -1), item: "a", suggested: nil, chosen: "b", confidence: nil,
+        device: "d"
+      ).line.hasPrefix(#"{"time":"1969-12-31T23:59:59Z""#))
     XCTAssertTrue(Self.decision(0, "a", "x", "x").accepted)
     XCTAssertFalse(Self.decision(0, "a", nil, "x").accepted)
   }
@@ -122,7 +124,8 @@ final class DecisionsTests: XCTestCase {
     // Both sides appended the same line: once.
     XCTAssertEqual(DecisionLog.merge(base: base, ours: ours, theirs: ours), ours)
     // A line one side removed since base stays removed; a line never in base that one side has is kept.
-    XCTAssertEqual(DecisionLog.merge(base: ours, ours: [a, d].map { $0 + "\n" }.joined(), theirs: ours + c + "\n"),
+    XCTAssertEqual(
+      DecisionLog.merge(base: ours, ours: [a, d].map { $0 + "\n" }.joined(), theirs: ours + c + "\n"),
       [a, c, d].map { $0 + "\n" }.joined())
     XCTAssertEqual(DecisionLog.merge(base: nil, ours: "", theirs: ""), "")
   }

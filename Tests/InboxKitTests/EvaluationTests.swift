@@ -1,5 +1,6 @@
-@testable import InboxKit
 import XCTest
+
+@testable import InboxKit
 
 /// A seeded synthetic inbox: notebooks with vocabularies of their own, shared noise words, and some items that
 /// borrow a word from another notebook (people's notes are not clean).

@@ -41,7 +41,8 @@ final class TokenizerTests: XCTestCase {
       Send receipts
       """
     XCTAssertEqual(InboxText.words(text), ["tax", "return", "finance", "paperwork", "send", "receipts"])
-    XCTAssertEqual(InboxText.words("\u{FEFF}---\r\ntitle: Tax\r\nid: abc\r\n---\r\nbody text"), ["tax", "body", "text"])
+    XCTAssertEqual(
+      InboxText.words("\u{FEFF}---\r\ntitle: Tax\r\nid: abc\r\n---\r\nbody text"), ["tax", "body", "text"])
     // No closing fence: it was never front matter.
     XCTAssertEqual(InboxText.words("---\nkey: value"), ["key", "value"])
   }
