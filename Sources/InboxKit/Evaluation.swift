@@ -55,18 +55,26 @@ public enum Evaluation {
   public static func run(
     _ corpus: [(notebook: String, text: String)], seed: UInt64, trainFraction: Double = 0.8
   ) -> EvaluationResult {
+    run(corpus, seed: seed, trainFraction: trainFraction, model: InboxClassifier.self)
+  }
+
+  /// `run` with another model (`InboxCentroidClassifier.self`), trained and scored the same way, so two models'
+  /// results on one corpus and seed compare item for item.
+  public static func run<Model: InboxSuggester>(
+    _ corpus: [(notebook: String, text: String)], seed: UInt64, trainFraction: Double = 0.8, model: Model.Type
+  ) -> EvaluationResult {
     var items = corpus
     var generator = SplitMix64(seed: seed)
     shuffle(&items, using: &generator)
     let fraction = trainFraction.isNaN ? 0.8 : min(max(trainFraction, 0), 1)
     let trainCount = min(Int((Double(items.count) * fraction).rounded(.down)), items.count)
-    var classifier = InboxClassifier()
+    var classifier = Model()
     for item in items[..<trainCount] {
       classifier.train(item.text, notebook: item.notebook, weight: InboxClassifier.noteWeight)
     }
     var hits: [(top1: Bool, top3: Bool)] = []
     for item in items[trainCount...] {
-      let ranked = classifier.suggest(item.text).prefix(3).map(\.notebook)
+      let ranked = classifier.suggest(item.text, among: nil).prefix(3).map(\.notebook)
       let top1 = ranked.first == item.notebook
       hits.append((top1, ranked.contains(item.notebook)))
       let weight = top1 ? InboxClassifier.acceptedWeight : InboxClassifier.correctionWeight
