@@ -151,6 +151,20 @@ final class ClassifierTests: XCTestCase {
     XCTAssertTrue(classifier.explain(huge, notebook: "work").allSatisfy { $0.weight.isFinite })
   }
 
+  func testSuggestOnALargerModel() {
+    // Measured, not asserted (a debug build on a shared machine): the cost is one pass over the vocabulary.
+    let corpus = SyntheticCorpus.make(count: 5000, seed: 5)
+    var classifier = InboxClassifier()
+    var start = Date()
+    for item in corpus { classifier.train(item.text, notebook: item.notebook) }
+    let training = Date().timeIntervalSince(start)
+    start = Date()
+    for item in corpus.prefix(100) { XCTAssertEqual(classifier.suggest(item.text).count, 5) }
+    let perSuggestion = Date().timeIntervalSince(start) / 100
+    let vocabulary = Set(classifier.notebooks.values.flatMap(\.terms.keys)).count
+    print("5000 items trained in \(training) s; vocabulary \(vocabulary); one suggestion \(perSuggestion * 1000) ms")
+  }
+
   func testCalibrationOnASyntheticCorpus() {
     let corpus = SyntheticCorpus.make(count: 1000, seed: 99)
     var classifier = InboxClassifier()

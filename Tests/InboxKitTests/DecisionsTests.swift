@@ -1,5 +1,6 @@
-import InboxKit
 import XCTest
+
+@testable import InboxKit
 
 final class DecisionsTests: XCTestCase {
   /// 2026-11-24T10:00:00Z, worked out as days since 1970 (20,781) × 86,400 + 10 h.
@@ -128,6 +129,37 @@ final class DecisionsTests: XCTestCase {
       DecisionLog.merge(base: ours, ours: [a, d].map { $0 + "\n" }.joined(), theirs: ours + c + "\n"),
       [a, c, d].map { $0 + "\n" }.joined())
     XCTAssertEqual(DecisionLog.merge(base: nil, ours: "", theirs: ""), "")
+  }
+
+  func testMergeOfRandomHistoriesIsTheSetAlgebraSortedAndSymmetric() {
+    var generator = SplitMix64(seed: 2026)
+    func random(_ bound: Int) -> Int { Int(generator.next() % UInt64(bound)) }
+    let pool = (0..<60).map { index in
+      Self.decision(
+        Double(random(20)), "item\(random(8))", ["work", "home", nil][random(3)], ["work", "home"][random(2)],
+        Double(random(1001)) / 1000, device: ["laptop", "phone"][random(2)]
+      ).line
+    }
+    for _ in 0..<200 {
+      let base = Set(pool.filter { _ in random(3) == 0 })
+      let ours = base.filter { _ in random(5) != 0 }.union(pool.filter { _ in random(6) == 0 })
+      let theirs = base.filter { _ in random(5) != 0 }.union(pool.filter { _ in random(6) == 0 })
+      func text(_ lines: Set<String>) -> String {
+        // Each side's file in its own (shuffled) order: the merge sorts anyway.
+        var ordered = Array(lines)
+        Evaluation.shuffle(&ordered, using: &generator)
+        return ordered.map { $0 + "\n" }.joined()
+      }
+      let expected = ours.intersection(theirs).union(ours.subtracting(base)).union(theirs.subtracting(base))
+      let merged = DecisionLog.merge(base: text(base), ours: text(ours), theirs: text(theirs))
+      let lines = DecisionLog.lines(merged)
+      XCTAssertEqual(Set(lines), expected)
+      XCTAssertEqual(lines.count, expected.count)
+      let keys = DecisionLog.parse(merged).decisions.map { DecisionLog.key(of: $0, line: $0.line) }
+      XCTAssertEqual(keys, keys.sorted())
+      XCTAssertEqual(DecisionLog.merge(base: text(base), ours: text(theirs), theirs: text(ours)), merged)
+      XCTAssertEqual(DecisionLog.merge(base: merged, ours: merged, theirs: merged), merged)
+    }
   }
 
   func testMergeKeepsUnreadableLinesWithTheirNeighbours() {
