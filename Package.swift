@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "InkKit", targets: ["InkKit"]),
     .library(name: "NoteWatch", targets: ["NoteWatch"]),
     .library(name: "TaskKit", targets: ["TaskKit"]),
+    .library(name: "InboxKit", targets: ["InboxKit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,6 +35,9 @@ let package = Package(
     // Tasks as plain text: dates, recurrence rules, checklist and Obsidian Tasks lines, iCalendar and todo.txt.
     // Pure functions over values; Foundation only. NoteStore's index reads tasks with it.
     .target(name: "TaskKit", dependencies: ["TextFormat"]),
+    // The inbox: suggesting a notebook for a captured note (naive Bayes that learns from corrections) and the
+    // append-only decision log two devices merge. Pure functions over values; Foundation only.
+    .target(name: "InboxKit", dependencies: ["TextFormat"]),
     // Kernel file notifications for `nb watch`: inotify on Linux, polling elsewhere. Foundation and the C library only.
     .target(name: "FileWatch"),
     .target(
@@ -73,6 +77,7 @@ let package = Package(
     .testTarget(name: "GitKitTests", dependencies: ["GitKit", "NBTestSupport"]),
     .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
     .testTarget(name: "TaskKitTests", dependencies: ["TaskKit", "NBTestSupport"]),
+    .testTarget(name: "InboxKitTests", dependencies: ["InboxKit"]),
     .testTarget(name: "FileWatchTests", dependencies: ["FileWatch", "NBTestSupport"]),
     .testTarget(
       name: "NoteStoreTests",
