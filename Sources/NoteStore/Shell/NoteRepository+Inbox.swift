@@ -38,7 +38,8 @@ extension NoteRepository {
     let first = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
     var line = first.trimmingCharacters(in: .whitespaces)
     if !line.contains(" "), let url = URL(string: line), let host = url.host, url.scheme?.hasPrefix("http") == true {
-      line = host + (url.path == "/" ? "" : url.path)
+      // A title holds no "/": the path's parts follow the host as words.
+      line = ([host] + url.path.split(separator: "/").map(String.init)).joined(separator: " ")
     }
     guard line.count > captureTitleLimit else { return line }
     let cut = line.prefix(captureTitleLimit)

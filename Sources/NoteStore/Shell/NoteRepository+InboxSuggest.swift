@@ -116,7 +116,12 @@ extension NoteRepository {
       let candidates = classifier.suggest(text, among: bins).prefix(3).map {
         InboxSuggestion(notebook: $0.notebook, confidence: $0.probability)
       }
-      let top = candidates.first.flatMap { $0.confidence >= threshold ? $0 : nil }
+      // Without one word any notebook has seen, a probability is only the priors (1 when there is one notebook):
+      // no evidence, no suggestion.
+      let known = InboxText.features(text).contains { feature in
+        bins.contains { classifier.notebooks[$0]?.terms[feature] != nil }
+      }
+      let top = candidates.first.flatMap { known && $0.confidence >= threshold ? $0 : nil }
       return InboxAdvice(suggestion: top, candidates: Array(candidates))
     }
   }
