@@ -69,7 +69,7 @@ let package = Package(
       ]
     ),
     .executableTarget(name: "nb", dependencies: ["NBCLI"]),
-    .executableTarget(name: "nb-bench", dependencies: ["NoteStore", "InkKit", "NBTestSupport"]),
+    .executableTarget(name: "nb-bench", dependencies: ["NoteStore", "InkKit", "InboxKit", "NBTestSupport"]),
     // Not a product: helpers shared by the test targets and the benchmark. It links libgit2 itself only for the
     // in-process merge drivers and tree merge that prove the ink driver works inside a libgit2 merge (nb never runs
     // one, so that code stays out of GitKit).

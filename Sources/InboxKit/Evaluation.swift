@@ -91,7 +91,7 @@ public enum Evaluation {
 
   /// Fisher–Yates with the generator's bits taken modulo the range: the bias is below 2⁻⁴⁰ for any real corpus,
   /// and unlike `shuffle(using:)` the order does not depend on the standard library's algorithm.
-  static func shuffle<Element>(_ items: inout [Element], using generator: inout SplitMix64) {
+  public static func shuffle<Element>(_ items: inout [Element], using generator: inout SplitMix64) {
     guard items.count > 1 else { return }
     for index in stride(from: items.count - 1, to: 0, by: -1) {
       let other = Int(generator.next() % UInt64(index + 1))

@@ -33,6 +33,8 @@ struct Options {
   var corpusOnly = false
   /// Measure the task views and `nb task done` on a repository of task notes and inline tasks.
   var tasks = false
+  /// Measure the inbox: the classifier's accuracy (on `corpus`, else a generated one) and its commands' speed.
+  var inbox = false
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -54,11 +56,12 @@ struct Options {
       case "--seed": seed = UInt64(iterator.next() ?? "") ?? seed
       case "--corpus-only": corpusOnly = true
       case "--tasks": tasks = true
+      case "--inbox": inbox = true
       default:
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync] [--watch] [--ink] [--tasks] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
+              + " [--sync] [--watch] [--ink] [--tasks] [--inbox [--corpus DIR]] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
         exit(2)
       }
     }
@@ -378,6 +381,8 @@ if options.sync {
   try searchBenchmark(options: options)
 } else if options.tasks {
   try taskBenchmark(options: options)
+} else if options.inbox {
+  try inboxBenchmark(options: options)
 } else {
   for size in options.sizes {
     try benchmark(size: size, options: options)
