@@ -29,7 +29,10 @@ public struct NotebookCounts: Codable, Equatable, Sendable {
 /// the user said recently outweighs what they wrote long ago.
 public struct InboxClassifier: Codable, Equatable, Sendable {
   /// Per notebook, what it was trained on.
-  public var notebooks: [String: NotebookCounts]
+  public private(set) var notebooks: [String: NotebookCounts]
+  /// Per feature, how many notebooks have it: kept by `train`, so that a suggestion need not gather the vocabulary
+  /// of every notebook again (at 100 notebooks that was most of its time).
+  public private(set) var vocabulary: [String: Int]
 
   /// The weight of an ordinary note in its notebook.
   public static let noteWeight: Double = 1
@@ -52,6 +55,7 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
   /// An untrained classifier.
   public init() {
     notebooks = [:]
+    vocabulary = [:]
   }
 
   /// `base` decayed by age with `decisionHalfLife`: `base × 0.5^(age / halfLife)`. A negative age (another
@@ -79,6 +83,11 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
       let new = max(old + quantized * occurrences, 0)
       counts.terms[feature] = new > 0 ? new : nil
       added += new - old
+      if old == 0 && new > 0 { vocabulary[feature, default: 0] += 1 }
+      if old > 0 && new == 0 {
+        let left = (vocabulary[feature] ?? 1) - 1
+        vocabulary[feature] = left > 0 ? left : nil
+      }
     }
     counts.total = max(counts.total + added, 0)
     counts.documents = max(counts.documents + quantized, 0)
@@ -113,11 +122,21 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
     let names = Self.sorted(allowed.map(Array.init) ?? Array(notebooks.keys))
     guard !names.isEmpty else { return [] }
     let counts = names.map { notebooks[$0] ?? NotebookCounts() }
-    var vocabulary = Set<String>()
-    for notebook in counts { vocabulary.formUnion(notebook.terms.keys) }
-    let known = Self.tally(InboxText.features(text)).filter { vocabulary.contains($0.key) }
+    // The vocabulary of the allowed notebooks: every feature, less those only left-out notebooks have (counted
+    // over the left-out notebooks' terms, usually few).
+    var leftOut: [String: Int] = [:]
+    if let allowed {
+      for (name, notebook) in notebooks where !allowed.contains(name) {
+        for feature in notebook.terms.keys { leftOut[feature, default: 0] += 1 }
+      }
+    }
+    let hidden = leftOut.filter { vocabulary[$0.key] == $0.value }.count
+    let known = Self.tally(InboxText.features(text)).filter { feature, _ in
+      guard let having = vocabulary[feature] else { return false }
+      return leftOut[feature] != having
+    }
     let featureCount = known.values.reduce(0, +)
-    let vocabularySize = Double(vocabulary.count)
+    let vocabularySize = Double(vocabulary.count - hidden)
     let documentSum = counts.reduce(0) { $0 + $1.documents }
     let scores = counts.map { notebook -> Double in
       let prior = log((notebook.documents + 1) / (documentSum + Double(counts.count)))

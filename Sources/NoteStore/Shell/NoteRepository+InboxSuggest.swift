@@ -50,11 +50,13 @@ extension NoteRepository {
       let parts: [String] = (0..<4).map { index in (row?[index] as DatabaseValue?).map { "\($0)" } ?? "" }
       return parts.joined(separator: "|") + "|" + decisionsStamp + "|" + config.defaultNotebook
     }
+    if let inboxModel, inboxModel.signature == signature { return inboxModel.classifier }
     let directory = gitDirectory.appendingPathComponent("nb/inbox")
     let cache = directory.appendingPathComponent("model.json")
     if let data = try? FileSystem.read(cache.path), let cached = try? JSONDecoder().decode(CachedModel.self, from: data),
       cached.signature == signature
     {
+      inboxModel = (signature, cached.classifier)
       return cached.classifier
     }
     var classifier = InboxClassifier()
@@ -87,6 +89,7 @@ extension NoteRepository {
       let weight = InboxClassifier.decisionWeight(base: base, age: now.timeIntervalSince(decision.time)) - 1
       if weight > 0 { classifier.train(text, notebook: decision.chosen, weight: weight) }
     }
+    inboxModel = (signature, classifier)
     // Derived data: a cache that cannot be written is rebuilt next time, never an error.
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     if let data = try? JSONEncoder().encode(CachedModel(signature: signature, classifier: classifier)) {
