@@ -58,6 +58,16 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
     vocabulary = [:]
   }
 
+  /// A classifier holding these counts (as a cache stored them); the vocabulary is counted from them.
+  public init(notebooks: [String: NotebookCounts]) {
+    self.notebooks = notebooks
+    var vocabulary: [String: Int] = [:]
+    for counts in notebooks.values {
+      for feature in counts.terms.keys { vocabulary[feature, default: 0] += 1 }
+    }
+    self.vocabulary = vocabulary
+  }
+
   /// `base` decayed by age with `decisionHalfLife`: `base × 0.5^(age / halfLife)`. A negative age (another
   /// device's clock ahead) counts as 0, an infinite age as 0 weight, NaN as the base.
   public static func decisionWeight(base: Double, age: TimeInterval) -> Double {
@@ -167,25 +177,29 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
   public func explain(_ text: String, notebook: String, top: Int = 8) -> [(feature: String, weight: Double)] {
     guard top > 0 else { return [] }
     let mine = notebooks[notebook] ?? NotebookCounts()
-    var others = NotebookCounts()
-    var vocabulary = Set<String>()
-    for (name, counts) in notebooks {
-      vocabulary.formUnion(counts.terms.keys)
-      guard name != notebook else { continue }
-      for (feature, count) in counts.terms { others.terms[feature, default: 0] += count }
-      others.total += counts.total
+    // Only the text's features are pooled over the other notebooks (not every term they have): the vocabulary is
+    // kept by `train`, so its size needs no pass over the notebooks either.
+    let tally = Self.tally(InboxText.features(text)).filter { vocabulary[$0.key] != nil }
+    var othersTotal = 0.0
+    var othersTerms: [String: Double] = [:]
+    for (name, counts) in notebooks where name != notebook {
+      othersTotal += counts.total
+      for feature in tally.keys {
+        if let count = counts.terms[feature] { othersTerms[feature, default: 0] += count }
+      }
     }
     let vocabularySize = Double(vocabulary.count)
     var contributions: [(feature: String, weight: Double)] = []
-    for (feature, occurrences) in Self.tally(InboxText.features(text)) where vocabulary.contains(feature) {
+    for (feature, occurrences) in tally {
       let inMine = log(((mine.terms[feature] ?? 0) + 1) / (mine.total + vocabularySize))
-      let inOthers = log(((others.terms[feature] ?? 0) + 1) / (others.total + vocabularySize))
+      let inOthers = log(((othersTerms[feature] ?? 0) + 1) / (othersTotal + vocabularySize))
       let weight = occurrences * (inMine - inOthers)
       if weight > 0 { contributions.append((feature, weight)) }
     }
     contributions.sort { $0.weight != $1.weight ? $0.weight > $1.weight : Self.precedes($0.feature, $1.feature) }
     return Array(contributions.prefix(top))
   }
+
 
   static func tally(_ features: [String]) -> [String: Double] {
     var tally: [String: Double] = [:]

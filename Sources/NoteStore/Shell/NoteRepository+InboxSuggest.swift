@@ -52,12 +52,10 @@ extension NoteRepository {
     }
     if let inboxModel, inboxModel.signature == signature { return inboxModel.classifier }
     let directory = gitDirectory.appendingPathComponent("nb/inbox")
-    let cache = directory.appendingPathComponent("model.json")
-    if let data = try? FileSystem.read(cache.path), let cached = try? JSONDecoder().decode(CachedModel.self, from: data),
-      cached.signature == signature
-    {
-      inboxModel = (signature, cached.classifier)
-      return cached.classifier
+    let cache = directory.appendingPathComponent("model.txt")
+    if let data = try? FileSystem.read(cache.path), let cached = InboxModelFile.decode(data, signature: signature) {
+      inboxModel = (signature, cached)
+      return cached
     }
     var classifier = InboxClassifier()
     let inbox = config.defaultNotebook
@@ -92,15 +90,8 @@ extension NoteRepository {
     inboxModel = (signature, classifier)
     // Derived data: a cache that cannot be written is rebuilt next time, never an error.
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    if let data = try? JSONEncoder().encode(CachedModel(signature: signature, classifier: classifier)) {
-      try? AtomicFile.write(data, to: cache, durable: false)
-    }
+    try? AtomicFile.write(InboxModelFile.encode(signature: signature, classifier), to: cache, durable: false)
     return classifier
-  }
-
-  private struct CachedModel: Codable {
-    var signature: String
-    var classifier: InboxClassifier
   }
 
   /// The classifier's advice for one item, among the notebooks items may go to.
