@@ -41,7 +41,7 @@ struct Reminders: ParsableCommand {
       try printJSON(
         due.map {
           ReminderJSON(
-            at: Timestamp(date: $0.at, timeZone: notes.timeZone).rfc3339, reminder: reminderText($0.reminder),
+            at: Timestamp(date: $0.at, timeZone: notes.timeZone).rfc3339, reminder: $0.reminder.text,
             task: TaskJSON($0.entry))
         })
       return

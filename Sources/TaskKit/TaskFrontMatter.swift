@@ -207,13 +207,9 @@ public enum TaskFrontMatter {
   /// A reminder from a scalar (`-PT1H`, a date-time) or TaskNotes' mapping (`type: relative`, `offset: -PT15M`, or
   /// `type: absolute`, `absoluteTime: …`).
   static func reminder(_ value: FieldValue) -> Reminder? {
-    if let text = value.text?.trimmingCharacters(in: .whitespaces) {
-      if let seconds = durationSeconds(text) { return .relative(text: text, seconds: seconds) }
-      if let date = TaskDate(text: text) { return .absolute(date) }
-      return nil
-    }
-    if let offset = value.value("offset")?.text, let seconds = durationSeconds(offset) {
-      return .relative(text: offset, seconds: seconds)
+    if let text = value.text { return Reminder(text: text) }
+    if let offset = value.value("offset")?.text, let duration = ISODuration(text: offset) {
+      return .relative(text: offset, seconds: duration.totalSeconds)
     }
     if let time = value.value("absoluteTime")?.text ?? value.value("time")?.text, let date = TaskDate(text: time) {
       return .absolute(date)
@@ -229,7 +225,4 @@ public enum TaskFrontMatter {
     case .null: return "an empty value"
     }
   }
-
-  /// Seconds of an ISO 8601 duration (`-PT1H`, `P1DT2H`, `-P1W`); nil when the text is not one.
-  static func durationSeconds(_ text: String) -> Int? { ISODuration(text: text)?.totalSeconds }
 }

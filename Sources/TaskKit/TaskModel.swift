@@ -98,6 +98,26 @@ public enum Reminder: Hashable, Sendable {
   case absolute(TaskDate)
   /// An ISO 8601 duration as written (`-PT1H`) and its length in seconds.
   case relative(text: String, seconds: Int)
+
+  /// Reads an offset (an ISO 8601 duration, `-PT1H`) or a date-time (`2026-12-01T09:00:00+01:00`); nil otherwise.
+  public init?(text: String) {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    if let duration = ISODuration(text: trimmed) {
+      self = .relative(text: trimmed, seconds: duration.totalSeconds)
+    } else if let date = TaskDate(text: trimmed) {
+      self = .absolute(date)
+    } else {
+      return nil
+    }
+  }
+
+  /// The reminder as files and listings write it: its offset or its date-time.
+  public var text: String {
+    switch self {
+    case .relative(let text, _): return text
+    case .absolute(let date): return date.text
+    }
+  }
 }
 
 /// One task as every format nb exchanges tasks in sees it (front matter, iCalendar, todo.txt).

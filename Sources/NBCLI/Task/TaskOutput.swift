@@ -59,7 +59,7 @@ struct TaskJSON: Encodable {
     recurrence = task.recurrence
     recurrenceAnchor = task.recurrenceAnchor.rawValue
     completeInstances = task.completeInstances.map(\.iso)
-    reminders = task.reminders.map(reminderText)
+    reminders = task.reminders.map(\.text)
     contexts = task.contexts
     projects = task.projects
     tags = task.tags
@@ -69,14 +69,6 @@ struct TaskJSON: Encodable {
     created = entry.line == nil ? entry.note.created?.rfc3339 : nil
     updated = entry.line == nil ? entry.note.updated?.rfc3339 : nil
     warnings = entry.warnings
-  }
-}
-
-/// A reminder as text: its offset (`-PT1H`) or its date-time.
-func reminderText(_ reminder: Reminder) -> String {
-  switch reminder {
-  case .relative(let text, _): return text
-  case .absolute(let date): return date.text
   }
 }
 

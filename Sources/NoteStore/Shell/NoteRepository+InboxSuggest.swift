@@ -77,10 +77,11 @@ extension NoteRepository {
     }
     let now = clock()
     let (decisions, _) = try inboxDecisions()
-    var current: [String: String] = [:]
-    for note in try index.notes(where: "n.note_id IS NOT NULL") { if let id = note.id { current[id] = note.notebook } }
-    for decision in DecisionLog.effective(decisions, currentNotebook: { current[$0] }) {
-      guard let note = current[decision.item].flatMap({ _ in try? self.note(id: decision.item) }) else { continue }
+    // One query for every note with an id: where each decided item is now, and the note itself to train on.
+    var byID: [String: Note] = [:]
+    for note in try index.notes(where: "n.note_id IS NOT NULL") { if let id = note.id { byID[id] = note } }
+    for decision in DecisionLog.effective(decisions, currentNotebook: { byID[$0]?.notebook }) {
+      guard let note = byID[decision.item] else { continue }
       let text = "\(note.title) \(note.tags.joined(separator: " ")) \((try? body(of: note)) ?? "")"
       let base = decision.accepted ? InboxClassifier.acceptedWeight : InboxClassifier.correctionWeight
       // The note already counts once as an ordinary note of its notebook; a decision adds what it says more.

@@ -126,15 +126,13 @@ extension NoteRepository {
         entriesByNote[row.path] = try tasks(in: NoteScanner.readNote(root: root.path, path: row.path))
       }
       guard let entry = entriesByNote[row.path]?.first(where: { ($0.line ?? 0) == row.line }) else { continue }
-      let reminder: Reminder
+      guard let reminder = Reminder(text: row.text) else { continue }
       let at: Date
-      if row.kind == 3, let seconds = row.seconds {
+      switch reminder {
+      case .relative(_, let seconds):
         guard let due = entry.task.due else { continue }
-        reminder = .relative(text: row.text, seconds: seconds)
         at = due.instant(in: timeZone).addingTimeInterval(TimeInterval(seconds))
-      } else {
-        guard let date = TaskDate(text: row.text) else { continue }
-        reminder = .absolute(date)
+      case .absolute(let date):
         at = date.instant(in: timeZone)
       }
       if at > since, at <= until { result.append(DueReminder(entry: entry, at: at, reminder: reminder)) }

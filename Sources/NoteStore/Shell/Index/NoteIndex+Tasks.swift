@@ -60,8 +60,7 @@ extension NoteIndex {
           instances, reminders, contexts, projects, tags, keys, location, subtasks_done, subtasks_total, warnings)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """)
-    let insertReminder = try db.cachedStatement(
-      sql: "INSERT INTO reminder(note, line, text, kind, seconds, at) VALUES (?, ?, ?, ?, ?, ?)")
+    let insertReminder = try db.cachedStatement(sql: "INSERT INTO reminder(note, line, text) VALUES (?, ?, ?)")
     for row in rows {
       let task = row.task
       let due = dueColumns(task.due)
@@ -70,19 +69,11 @@ extension NoteIndex {
         task.priority.text, task.due?.text, due.kind, due.day, due.at, task.scheduled?.text,
         task.scheduled?.day.dayNumber, task.completed?.text, task.completed?.day.dayNumber, task.recurrence,
         task.recurrenceAnchor.rawValue, joined(task.completeInstances.map(\.iso)),
-        joined(task.reminders.map(reminderText)), joined(task.contexts),
+        joined(task.reminders.map(\.text)), joined(task.contexts),
         joined(task.projects), joined(task.tags), taskKeys(task), task.location, row.subtasksDone,
         row.subtasksTotal, joined(row.warnings),
       ])
-      for reminder in task.reminders {
-        switch reminder {
-        case .absolute(let date):
-          let columns = dueColumns(date)
-          try insertReminder.execute(arguments: [rowid, row.line, date.text, columns.kind, nil, columns.at])
-        case .relative(let text, let seconds):
-          try insertReminder.execute(arguments: [rowid, row.line, text, 3, seconds, nil])
-        }
-      }
+      for reminder in task.reminders { try insertReminder.execute(arguments: [rowid, row.line, reminder.text]) }
     }
   }
 
@@ -218,19 +209,6 @@ extension NoteIndex {
     }
   }
 
-  /// A reminder as the index keeps it: its offset (`-PT1H`) or date-time.
-  static func reminderText(_ reminder: Reminder) -> String {
-    switch reminder {
-    case .relative(let text, _): return text
-    case .absolute(let date): return date.text
-    }
-  }
-
-  static func reminder(fromText text: String) -> Reminder? {
-    if let duration = ISODuration(text: text) { return .relative(text: text, seconds: duration.totalSeconds) }
-    return TaskDate(text: text).map(Reminder.absolute)
-  }
-
   /// Columns: the note's (0–12), then line 13, title 14, status 15, priority 16, due 17, scheduled 18, completed 19,
   /// recurrence 20, anchor 21, instances 22, reminders 23, contexts 24, projects 25, tags 26, location 27,
   /// subtasks 28–29, warnings 30, overdue 31.
@@ -247,7 +225,7 @@ extension NoteIndex {
     task.recurrence = row[20]
     task.recurrenceAnchor = RecurrenceAnchor(rawValue: row[21]) ?? .scheduled
     task.completeInstances = split(row[22]).compactMap { Day(iso: $0) }
-    task.reminders = split(row[23]).compactMap(reminder(fromText:))
+    task.reminders = split(row[23]).compactMap { Reminder(text: $0) }
     task.contexts = split(row[24])
     task.projects = split(row[25])
     task.tags = split(row[26])
@@ -261,15 +239,15 @@ extension NoteIndex {
 
   /// Reminder rows of tasks that are not done: the note's path (row ids change when a file is read again), the
   /// task's line and the reminder as stored.
-  func reminders() throws -> [(path: String, line: Int, text: String, kind: Int, seconds: Int?)] {
+  func reminders() throws -> [(path: String, line: Int, text: String)] {
     try read { db in
       try Row.fetchAll(
         db,
         sql: """
-          SELECT n.path, r.line, r.text, r.kind, r.seconds FROM reminder r
+          SELECT n.path, r.line, r.text FROM reminder r
           JOIN task t ON t.note = r.note AND t.line = r.line JOIN note n ON n.rowid = r.note WHERE t.closed = 0
           """
-      ).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
+      ).map { ($0[0], $0[1], $0[2]) }
     }
   }
 }

@@ -352,13 +352,9 @@ final class NoteIndex {
         CREATE TABLE reminder(
           note INTEGER NOT NULL,
           line INTEGER NOT NULL,
-          text TEXT NOT NULL,
-          kind INTEGER NOT NULL,
-          seconds INTEGER,
-          at REAL
+          text TEXT NOT NULL
         );
         CREATE INDEX reminder_note ON reminder(note, line);
-        CREATE INDEX reminder_at ON reminder(at);
         CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, tokenize = '\(IndexTokenizer.name)');
         """)
     try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
