@@ -33,6 +33,12 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
   /// Per feature, how many notebooks have it: kept by `train`, so that a suggestion need not gather the vocabulary
   /// of every notebook again (at 100 notebooks that was most of its time).
   public private(set) var vocabulary: [String: Int]
+  /// Distinct features of the whole model that this one does not hold (a slice, see `init(slice:vocabularySize:)`):
+  /// they count in the smoothing's vocabulary size all the same.
+  public private(set) var unseenVocabulary: Int = 0
+
+  /// The number of distinct features the model was trained on: the smoothing's vocabulary size.
+  public var vocabularySize: Int { vocabulary.count + unseenVocabulary }
 
   /// The weight of an ordinary note in its notebook.
   public static let noteWeight: Double = 1
@@ -66,6 +72,15 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
       for feature in counts.terms.keys { vocabulary[feature, default: 0] += 1 }
     }
     self.vocabulary = vocabulary
+  }
+
+  /// A slice of a larger model, as a store of counts answers it: `notebooks` hold only some features' counts (every
+  /// feature a suggestion or an explanation will look at, with every notebook's count of it) but their whole
+  /// `total` and `documents`; `vocabularySize` is the whole model's number of distinct features. Suggestions for
+  /// texts whose features are all in the slice are exactly those of the whole model.
+  public init(slice notebooks: [String: NotebookCounts], vocabularySize: Int) {
+    self.init(notebooks: notebooks)
+    unseenVocabulary = max(vocabularySize - vocabulary.count, 0)
   }
 
   /// `base` decayed by age with `decisionHalfLife`: `base × 0.5^(age / halfLife)`. A negative age (another
@@ -132,21 +147,15 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
     let names = Self.sorted(allowed.map(Array.init) ?? Array(notebooks.keys))
     guard !names.isEmpty else { return [] }
     let counts = names.map { notebooks[$0] ?? NotebookCounts() }
-    // The vocabulary of the allowed notebooks: every feature, less those only left-out notebooks have (counted
-    // over the left-out notebooks' terms, usually few).
-    var leftOut: [String: Int] = [:]
-    if let allowed {
-      for (name, notebook) in notebooks where !allowed.contains(name) {
-        for feature in notebook.terms.keys { leftOut[feature, default: 0] += 1 }
-      }
-    }
-    let hidden = leftOut.filter { vocabulary[$0.key] == $0.value }.count
+    // Features only left-out notebooks have are not evidence for any candidate (looked up for the text's features
+    // alone, which a slice holds for every notebook). The smoothing's vocabulary stays the whole model's.
+    let leftOut = allowed.map { allowed in notebooks.filter { !allowed.contains($0.key) }.map(\.value) } ?? []
     let known = Self.tally(InboxText.features(text)).filter { feature, _ in
       guard let having = vocabulary[feature] else { return false }
-      return leftOut[feature] != having
+      return leftOut.lazy.filter { $0.terms[feature] != nil }.count != having
     }
     let featureCount = known.values.reduce(0, +)
-    let vocabularySize = Double(vocabulary.count - hidden)
+    let vocabularySize = Double(self.vocabularySize)
     let documentSum = counts.reduce(0) { $0 + $1.documents }
     let scores = counts.map { notebook -> Double in
       let prior = log((notebook.documents + 1) / (documentSum + Double(counts.count)))
@@ -188,7 +197,7 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
         if let count = counts.terms[feature] { othersTerms[feature, default: 0] += count }
       }
     }
-    let vocabularySize = Double(vocabulary.count)
+    let vocabularySize = Double(self.vocabularySize)
     var contributions: [(feature: String, weight: Double)] = []
     for (feature, occurrences) in tally {
       let inMine = log(((mine.terms[feature] ?? 0) + 1) / (mine.total + vocabularySize))

@@ -16,6 +16,30 @@ final class ClassifierTests: XCTestCase {
     return classifier
   }
 
+  /// A store of counts hands the classifier only the rows of the features it asks about: the answer must be the
+  /// whole model's, for suggestions (among all or some notebooks) and explanations alike.
+  func testASliceAnswersAsTheWholeModel() {
+    let whole = Self.handMade()
+    for text in ["budget meeting with the plumber", "blood test", "sink", "zebra", ""] {
+      let features = Set(InboxText.features(text))
+      let sliced = whole.notebooks.mapValues { counts in
+        NotebookCounts(
+          terms: counts.terms.filter { features.contains($0.key) }, total: counts.total, documents: counts.documents)
+      }
+      let slice = InboxClassifier(slice: sliced, vocabularySize: whole.vocabulary.count)
+      XCTAssertEqual(slice.vocabularySize, whole.vocabularySize, text)
+      XCTAssertEqual(slice.suggest(text), whole.suggest(text), text)
+      XCTAssertEqual(slice.suggest(text, among: ["home", "health"]), whole.suggest(text, among: ["home", "health"]))
+      for notebook in ["work", "home", "health"] {
+        XCTAssertEqual(
+          slice.explain(text, notebook: notebook).map(\.feature), whole.explain(text, notebook: notebook).map(\.feature))
+        XCTAssertEqual(
+          slice.explain(text, notebook: notebook).map(\.weight), whole.explain(text, notebook: notebook).map(\.weight))
+      }
+    }
+    XCTAssertEqual(InboxClassifier(slice: [:], vocabularySize: 7).vocabularySize, 7)
+  }
+
   func testTrainingCounts() {
     var classifier = InboxClassifier()
     classifier.train("apple banana apple", notebook: "a")

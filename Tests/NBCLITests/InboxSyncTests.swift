@@ -63,4 +63,39 @@ final class InboxSyncTests: TwoDeviceTestCase {
         FileManager.default.fileExists(atPath: a.root.appendingPathComponent("errands/call-the-dentist.md").path)
           ? "errands/call-the-dentist.md" : "health/call-the-dentist.md")))]))
   }
+
+  /// Two devices file one item to different notebooks: the note ends where the later filing put it, both decisions
+  /// stay in the file, and the classifier learns only from the one that won (the other notebook gains nothing).
+  func testOnlyTheWinningDecisionTrainsTheClassifier() throws {
+    try share([])
+    try run(a, "09:00", "notebook", "create", "health")
+    try run(a, "09:00", "notebook", "create", "errands")
+    try run(a, "09:00", "add", "Checkup", "--notebook", "health", "--content", "blood pressure and the pharmacy")
+    try run(a, "09:00", "add", "Groceries", "--notebook", "errands", "--content", "milk bread and stamps")
+    try run(a, "09:01", "capture", "call the dentist about the bridge")
+    try settle()
+    try run(a, "10:00", "inbox", "file", "inbox/call-the-dentist-about-the-bridge.md", "health")
+    try run(b, "11:00", "inbox", "file", "inbox/call-the-dentist-about-the-bridge.md", "errands")
+    try syncAll([a, b, a])
+    for device in [a!, b!] {
+      let winner = FileManager.default.fileExists(
+        atPath: device.root.appendingPathComponent("errands/call-the-dentist-about-the-bridge.md").path)
+        ? "errands" : "health"
+      let loser = winner == "errands" ? "health" : "errands"
+      XCTAssertEqual(try decisions(device).count, 2)
+      try run(device, "12:00", "capture", "dentist bridge")
+      let listing = try device.nb(["inbox", "--json"], env: at(device, "12:01"))
+      XCTAssertEqual(listing.status, 0, listing.stderr)
+      let items = try XCTUnwrap(
+        JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
+      let probe = try XCTUnwrap(items.first { $0["title"] as? String == "dentist bridge" })
+      let candidates = try XCTUnwrap(probe["candidates"] as? [[String: Any]])
+      let confidence = Dictionary(
+        uniqueKeysWithValues: candidates.map { ($0["notebook"] as? String ?? "", $0["confidence"] as? Double ?? -1) })
+      XCTAssertEqual(candidates.first?["notebook"] as? String, winner, "[\(device.name)] \(candidates)")
+      // Counted, the losing correction (weight 3 of these very words) gives its notebook 12 %; not counted, it has
+      // none of these words and gets under 0.1 %.
+      XCTAssertLessThan(try XCTUnwrap(confidence[loser]), 0.03, "[\(device.name)] \(candidates)")
+    }
+  }
 }

@@ -29,70 +29,99 @@ extension NoteRepository {
 
   /// The notebooks an item may be filed into: every notebook but the inbox itself and those whose
   /// `.notebook.yaml` says `inbox: false`.
-  func inboxBins() throws -> Set<String> {
-    var bins = Set<String>()
-    for notebook in try notebooks() where notebook.path != config.defaultNotebook {
-      let settings = NotebookSettings.read(at: absolute(notebook.path + "/" + Self.notebookSettingsFile))
-      if settings?.inboxAllowed == false { continue }
-      bins.insert(notebook.path)
+  func inboxBins() throws -> Set<String> { try inboxBinsAndDescriptions().bins }
+
+  /// A classifier that answers for texts made of `features` exactly as one trained on every note outside the inbox
+  /// (title, tags and body), the notebooks' descriptions, and the filing decisions that won (corrections weigh
+  /// more, recent ones more than old) would: a slice of the counts the index keeps (`NoteIndex+Inbox.swift`),
+  /// built the first time and then kept up to date note by note. No note file is read.
+  func inboxClassifier(for texts: [String], descriptions: [String: String]) throws -> InboxClassifier {
+    let inbox = config.defaultNotebook
+    var features = Set(texts.flatMap(InboxText.features))
+    for description in descriptions.values { features.formUnion(InboxText.features(description)) }
+    let decisionsPath = absolute(Self.inboxDecisionsFile)
+    let stamp = FileSystem.lstatInfo(decisionsPath).map { "\($0.size)-\($0.modifiedNanoseconds)" } ?? "-"
+    let now = clock()
+    func slice(_ db: Database) throws -> InboxClassifier {
+      let (notebooks, vocabulary) = try NoteIndex.inboxSlice(db, features: features, now: now)
+      return InboxClassifier(slice: notebooks, vocabularySize: vocabulary)
     }
-    return bins
+    var classifier: InboxClassifier
+    if let current = try index.read({ db -> InboxClassifier? in
+      guard try NoteIndex.inboxCountsExclusion(db) == inbox, try NoteIndex.decidedCountsAreCurrent(db, stamp: stamp)
+      else { return nil }
+      return try slice(db)
+    }) {
+      classifier = current
+    } else {
+      do {
+        classifier = try index.write { db in
+          if try NoteIndex.inboxCountsExclusion(db) != inbox {
+            try NoteIndex.buildInboxCounts(db, excluding: inbox) { done, total in
+              self.progress?("Training the inbox model", done, total)
+            }
+          }
+          if try !NoteIndex.decidedCountsAreCurrent(db, stamp: stamp) {
+            let (decisions, consulted) = try countedDecisions(db, now: now)
+            try NoteIndex.storeDecidedCounts(db, decisions, consulted: consulted, stamp: stamp, epoch: now)
+          }
+          return try slice(db)
+        }
+      } catch let error as DatabaseError {
+        // An index that cannot be written (a read-only repository) still answers: every count made in memory.
+        notice?("the inbox model cannot be kept in the index (\(NoteIndex.describe(error))); counting every note")
+        classifier = try index.read { db in try inMemoryInboxClassifier(db, now: now) }
+      }
+    }
+    for (notebook, description) in descriptions.sorted(by: { $0.key < $1.key }) {
+      classifier.train(description, notebook: notebook, weight: InboxClassifier.correctionWeight)
+    }
+    return classifier
   }
 
-  /// The classifier trained on every note outside the inbox (title, tags and body, from the index: no note file is
-  /// read), the notebooks' descriptions, and the filing decisions (corrections weigh more, recent ones more than
-  /// old). Kept under `.git/nb/inbox/` and rebuilt only when the notes or the decisions changed.
-  func inboxClassifier() throws -> InboxClassifier {
-    let decisionsPath = absolute(Self.inboxDecisionsFile)
-    let decisionsStamp = FileSystem.lstatInfo(decisionsPath).map { "\($0.size)-\($0.modifiedNanoseconds)" } ?? "-"
-    let signature = try index.read { db -> String in
-      let row = try Row.fetchOne(db, sql: "SELECT count(*), total(size), total(mtime), max(mtime) FROM note")
-      let parts: [String] = (0..<4).map { index in (row?[index] as DatabaseValue?).map { "\($0)" } ?? "" }
-      return parts.joined(separator: "|") + "|" + decisionsStamp + "|" + config.defaultNotebook
+  /// The filing decisions that count, each with its decided note's text and its weight at `now`; and every decided
+  /// item looked up (with its folder and mtime, nil when no note has its id), to tell later when they changed.
+  private func countedDecisions(_ db: Database, now: Date) throws -> (
+    [NoteIndex.CountedDecision], [String: (dir: String?, mtime: Int64?)]
+  ) {
+    let (decisions, _) = try inboxDecisions()
+    let ids = Set(decisions.map { $0.item.lowercased() })
+    let found = try NoteIndex.decidedNotes(db, foldedIDs: ids.sorted())
+    var consulted: [String: (dir: String?, mtime: Int64?)] = [:]
+    for id in ids { consulted[id] = (found[id]?.dir, found[id]?.mtime) }
+    let counted = DecisionLog.effective(decisions, currentNotebook: { found[$0.lowercased()]?.dir }).compactMap {
+      decision -> NoteIndex.CountedDecision? in
+      let id = decision.item.lowercased()
+      guard let note = found[id] else { return nil }
+      let base = decision.accepted ? InboxClassifier.acceptedWeight : InboxClassifier.correctionWeight
+      return NoteIndex.CountedDecision(
+        foldedID: id, dir: note.dir, mtime: note.mtime, notebook: decision.chosen, text: note.text,
+        weight: InboxClassifier.decisionWeight(base: base, age: now.timeIntervalSince(decision.time)))
     }
-    if let inboxModel, inboxModel.signature == signature { return inboxModel.classifier }
-    let directory = gitDirectory.appendingPathComponent("nb/inbox")
-    let cache = directory.appendingPathComponent("model.txt")
-    if let data = try? FileSystem.read(cache.path), let cached = InboxModelFile.decode(data, signature: signature) {
-      inboxModel = (signature, cached)
-      return cached
+    return (counted, consulted)
+  }
+
+  /// The whole model, counted in memory from the index's text (when the counts cannot be stored).
+  private func inMemoryInboxClassifier(_ db: Database, now: Date) throws -> InboxClassifier {
+    var notebooks: [String: NotebookCounts] = [:]
+    try NoteIndex.countNotebooks(db, excluding: config.defaultNotebook, progress: nil) { notebooks[$0] = $1 }
+    var classifier = InboxClassifier(notebooks: notebooks)
+    for decision in try countedDecisions(db, now: now).0 {
+      classifier.train(decision.text, notebook: decision.notebook, weight: decision.weight)
     }
-    var classifier = InboxClassifier()
-    let inbox = config.defaultNotebook
-    try index.read { db in
-      let rows = try Row.fetchCursor(
-        db, sql: "SELECT n.dir, n.title, n.tags, f.body FROM note n JOIN fts f ON f.rowid = n.rowid")
-      while let row = try rows.next() {
-        let dir: String = row[0]
-        guard !dir.isEmpty, dir != inbox else { continue }
-        let tags = NoteIndex.split(row[2]).joined(separator: " ")
-        classifier.train("\(row[1] as String) \(tags) \(row[3] as String? ?? "")", notebook: dir)
-      }
-    }
+    return classifier
+  }
+
+  /// The descriptions of the notebooks items may go to (`description:` in `.notebook.yaml`), and those notebooks.
+  func inboxBinsAndDescriptions() throws -> (bins: Set<String>, descriptions: [String: String]) {
+    var bins = Set<String>()
+    var descriptions: [String: String] = [:]
     for notebook in try notebooks() {
       let settings = NotebookSettings.read(at: absolute(notebook.path + "/" + Self.notebookSettingsFile))
-      if let description = settings?.description, !description.isEmpty {
-        classifier.train(description, notebook: notebook.path, weight: InboxClassifier.correctionWeight)
-      }
+      if let description = settings?.description, !description.isEmpty { descriptions[notebook.path] = description }
+      if notebook.path != config.defaultNotebook, settings?.inboxAllowed != false { bins.insert(notebook.path) }
     }
-    let now = clock()
-    let (decisions, _) = try inboxDecisions()
-    // One query for every note with an id: where each decided item is now, and the note itself to train on.
-    var byID: [String: Note] = [:]
-    for note in try index.notes(where: "n.note_id IS NOT NULL") { if let id = note.id { byID[id] = note } }
-    for decision in DecisionLog.effective(decisions, currentNotebook: { byID[$0]?.notebook }) {
-      guard let note = byID[decision.item] else { continue }
-      let text = "\(note.title) \(note.tags.joined(separator: " ")) \((try? body(of: note)) ?? "")"
-      let base = decision.accepted ? InboxClassifier.acceptedWeight : InboxClassifier.correctionWeight
-      // The note already counts once as an ordinary note of its notebook; a decision adds what it says more.
-      let weight = InboxClassifier.decisionWeight(base: base, age: now.timeIntervalSince(decision.time)) - 1
-      if weight > 0 { classifier.train(text, notebook: decision.chosen, weight: weight) }
-    }
-    inboxModel = (signature, classifier)
-    // Derived data: a cache that cannot be written is rebuilt next time, never an error.
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try? AtomicFile.write(InboxModelFile.encode(signature: signature, classifier), to: cache, durable: false)
-    return classifier
+    return (bins, descriptions)
   }
 
   /// The classifier's advice for one item, among the notebooks items may go to.
@@ -103,11 +132,11 @@ extension NoteRepository {
   /// Advice for several items with one classifier.
   public func advice(for items: [Note]) throws -> [InboxAdvice] {
     guard !items.isEmpty else { return [] }
-    let classifier = try inboxClassifier()
-    let bins = try inboxBins()
+    let texts = try items.map { "\($0.title) \($0.tags.joined(separator: " ")) \(try body(of: $0))" }
+    let (bins, descriptions) = try inboxBinsAndDescriptions()
+    let classifier = try inboxClassifier(for: texts, descriptions: descriptions)
     let threshold = inboxThreshold
-    return try items.map { item in
-      let text = "\(item.title) \(item.tags.joined(separator: " ")) \(try body(of: item))"
+    return texts.map { text in
       let candidates = classifier.suggest(text, among: bins).prefix(3).map {
         InboxSuggestion(notebook: $0.notebook, confidence: $0.probability)
       }
@@ -123,9 +152,10 @@ extension NoteRepository {
 
   /// The words that pushed each candidate notebook, strongest first.
   public func explain(_ item: Note) throws -> [(notebook: String, confidence: Double, words: [(String, Double)])] {
-    let classifier = try inboxClassifier()
     let text = "\(item.title) \(item.tags.joined(separator: " ")) \(try body(of: item))"
-    return classifier.suggest(text, among: try inboxBins()).prefix(3).map { candidate in
+    let (bins, descriptions) = try inboxBinsAndDescriptions()
+    let classifier = try inboxClassifier(for: [text], descriptions: descriptions)
+    return classifier.suggest(text, among: bins).prefix(3).map { candidate in
       (
         candidate.notebook, candidate.probability,
         classifier.explain(text, notebook: candidate.notebook).map { ($0.feature, $0.weight) }

@@ -46,8 +46,6 @@ public final class NoteRepository {
   /// The search index, opened on first use.
   private(set) lazy var index = NoteIndex(repository: self)
   private var openedGit: NoteHistory?
-  /// The inbox classifier last built or loaded, with the signature of what it was trained on.
-  var inboxModel: (signature: String, classifier: InboxClassifier)?
   private var heldLock: RepositoryLock?
 
   /// The repository's git, through the one seam (``NoteHistory``), opened on first use: commands that only read

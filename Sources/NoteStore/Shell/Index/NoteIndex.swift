@@ -29,7 +29,7 @@ import GRDB
 /// from, from one built in memory.
 final class NoteIndex {
   /// Bumped whenever the schema or what is stored changes: an index of another version is rebuilt.
-  static let schemaVersion = 2
+  static let schemaVersion = 3
   static let fileName = "notes.sqlite"
   /// Stat data this close to the time of reading cannot be trusted to change on the next write.
   static let racyNanoseconds: Int64 = 2_000_000_000
@@ -76,6 +76,21 @@ final class NoteIndex {
       }
     }
     return try useMemory(reason: "it stays damaged after a rebuild").read(body)
+  }
+
+  /// Runs `body` in a write transaction on an index brought up to date (derived rows only: the inbox counts).
+  func write<T>(_ body: (Database) throws -> T) throws -> T {
+    try ready().writeWithoutTransaction { db in
+      try db.execute(sql: "BEGIN IMMEDIATE")
+      do {
+        let value = try body(db)
+        try db.execute(sql: "COMMIT")
+        return value
+      } catch {
+        try? db.execute(sql: "ROLLBACK")
+        throw error
+      }
+    }
   }
 
   /// Rebuilds the index from scratch and reports what it holds.
@@ -247,6 +262,7 @@ final class NoteIndex {
   ///   the task views; `reminder`: one row per reminder of a task (see `NoteIndex+Tasks.swift`).
   /// - `fts`: FTS5 over title, tags and body (the first ``IndexedDocument/bodyLimit`` bytes), rowid = note rowid,
   ///   tokenized by ``IndexTokenizer``; it keeps its text for `snippet()`.
+  /// - `inbox_*`: the inbox classifier's counts (see `NoteIndex+Inbox.swift`).
   /// - `meta`: `complete` (`1` once a build finished), `head` (the commit the rows reflect), `watch` (the change
   ///   journal session and offset the rows reflect, `<session> <offset>`) and `watch_unanswered` (a request to the
   ///   watcher still unanswered, see ``ChangeJournal``).
@@ -357,6 +373,7 @@ final class NoteIndex {
         CREATE INDEX reminder_note ON reminder(note, line);
         CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, tokenize = '\(IndexTokenizer.name)');
         """)
+    try db.execute(sql: inboxSchema)
     try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
   }
 
@@ -763,6 +780,7 @@ final class NoteIndex {
     if let rowid = try Int64.fetchOne(
       db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?"), arguments: [path])
     {
+      try uncountForInbox(db, rowid: rowid)
       for table in [
         "fts WHERE rowid", "tag WHERE note", "field WHERE note", "task WHERE note", "reminder WHERE note",
         "note WHERE rowid",
@@ -799,6 +817,8 @@ final class NoteIndex {
     let rowid = db.lastInsertedRowID
     try db.cachedStatement(sql: "INSERT INTO fts(rowid, title, tags, body) VALUES (?, ?, ?, ?)").execute(
       arguments: [rowid, note.title, note.tags.joined(separator: " "), document.body])
+    try countForInbox(
+      db, dir: RepoPaths.directory(of: path), text: inboxText(title: note.title, tags: note.tags, body: document.body))
     let insertTag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tag(note, tag, folded) VALUES (?, ?, ?)")
     for tag in note.tags { try insertTag.execute(arguments: [rowid, tag, NoteRepository.tagKey(tag)]) }
     let insertField = try db.cachedStatement(
