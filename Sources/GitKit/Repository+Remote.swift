@@ -66,9 +66,11 @@ public struct PushedReference: Sendable, Equatable {
     case updated
     /// The remote already had this value; nothing was sent.
     case upToDate
-    /// Not sent: the remote's value is not an ancestor of ours (the remote moved). Fetch and merge, then retry.
+    /// The remote's value is not an ancestor of ours: the remote moved since the last fetch (then nothing was sent),
+    /// or while the push was on its way (the server refused the update and its branch turned out to have moved:
+    /// another push won the race). Fetch and merge, then retry.
     case rejectedNonFastForward
-    /// The server refused the update (hook, protected branch, a race), with its reason.
+    /// The server refused the update (a hook, a protected branch), with its reason.
     case rejectedByServer(String)
   }
 
@@ -98,6 +100,12 @@ public struct PushedReference: Sendable, Equatable {
     case .updated, .upToDate: return false
     case .rejectedNonFastForward, .rejectedByServer: return true
     }
+  }
+
+  /// True for `.rejectedByServer`.
+  var isRefusedByServer: Bool {
+    if case .rejectedByServer = status { return true }
+    return false
   }
 }
 
@@ -167,10 +175,17 @@ extension Repository {
 
   /// Connects to `remote` and lists its references and default branch without downloading anything.
   public func listRemote(_ remote: String, credentials: Credentials = .none) throws -> RemoteListing {
+    try listRemote(remote, direction: GIT_DIRECTION_FETCH, credentials: credentials)
+  }
+
+  /// The listing of the fetch URL, or of the push URL (`pushurl`, else the URL) as receive-pack advertises it.
+  private func listRemote(_ remote: String, direction: git_direction, credentials: Credentials) throws
+    -> RemoteListing
+  {
     let context = RemoteCallbackContext(credentials: credentials, progress: nil)
     return try withRemote(remote, context: context) { handle in
       var callbacks = try context.callbacks()
-      try connect(handle, direction: GIT_DIRECTION_FETCH, callbacks: &callbacks, context: context, name: remote)
+      try connect(handle, direction: direction, callbacks: &callbacks, context: context, name: remote)
       defer { git_remote_disconnect(handle) }
       return try listing(handle, context: context, name: remote)
     }
@@ -210,6 +225,7 @@ extension Repository {
         handle, &callbacks, 1, GIT_REMOTE_DOWNLOAD_TAGS_UNSPECIFIED, "fetch \(remote)")
       if rc < 0 { throw context.error("git_remote_update_tips", rc, remote: remote) }
       let stats = git_remote_stats(handle)?.pointee
+      context.settle(.accepted)
       return FetchResult(
         listing: listing, updatedReferences: context.tipUpdates,
         receivedObjects: Int(stats?.received_objects ?? 0), receivedBytes: Int(stats?.received_bytes ?? 0))
@@ -221,6 +237,9 @@ extension Repository {
   /// comes back as `.rejectedNonFastForward`; the others are pushed together and each gets the server's verdict
   /// (libgit2's push-update-reference callback). Remote-tracking references of accepted updates are moved.
   ///
+  /// A reference the server refused is looked at again on a new connection: when the remote's value moved since
+  /// it was advertised, the refusal was a lost race and comes back as `.rejectedNonFastForward` like any other.
+  ///
   /// - Throws: `RemoteError` for transport failures (`isNetwork` when unreachable) and `.invalidRefspec` for a
   ///   forced (`+`) or deleting (`:dst`) refspec or an unknown source. Rejections are results, not errors.
   public func push(
@@ -228,7 +247,7 @@ extension Repository {
   ) throws -> PushResult {
     let planned = try refspecs.map { try resolvePushRefspec($0, remote: remote) }
     let context = RemoteCallbackContext(credentials: credentials, progress: nil)
-    return try withRemote(remote, context: context) { handle in
+    let result = try withRemote(remote, context: context) { handle in
       var callbacks = try context.callbacks()
       try connect(handle, direction: GIT_DIRECTION_PUSH, callbacks: &callbacks, context: context, name: remote)
       defer { git_remote_disconnect(handle) }
@@ -250,7 +269,10 @@ extension Repository {
           PushedReference(
             source: source, destination: destination, remoteOld: remoteOld, local: local, status: status))
       }
-      guard !toSend.isEmpty else { return PushResult(references: results) }
+      guard !toSend.isEmpty else {
+        context.settle(.accepted)
+        return PushResult(references: results)
+      }
 
       var options = git_push_options()
       try check("git_push_options_init", git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
@@ -267,8 +289,31 @@ extension Repository {
       }
       let tips = git_remote_update_tips(handle, &callbacks, 0, GIT_REMOTE_DOWNLOAD_TAGS_NONE, "push \(remote)")
       if tips < 0 { throw context.error("git_remote_update_tips", tips, remote: remote) }
+      context.settle(.accepted)
       return PushResult(references: results)
     }
+    return recheckingRefusals(result, remote: remote, credentials: credentials)
+  }
+
+  /// A server refuses an update whose old value no longer matches the branch (git's receive-pack says "failed to
+  /// update ref", having printed "cannot lock ref ... is at X but expected Y"; other servers word it their own
+  /// way): the branch moved while the push was on its way, because another device's push won the race or a hook
+  /// moved it. The words vary, so the branch is looked at again instead: moved since it was advertised, the
+  /// refusal becomes `.rejectedNonFastForward` (fetch, merge, retry); not moved, it stands with the server's
+  /// reason. When the second look fails the refusal stands too.
+  private func recheckingRefusals(_ result: PushResult, remote: String, credentials: Credentials) -> PushResult {
+    guard result.references.contains(where: \.isRefusedByServer),
+      let now = try? listRemote(remote, direction: GIT_DIRECTION_PUSH, credentials: credentials).references
+    else { return result }
+    var result = result
+    for i in result.references.indices where result.references[i].isRefusedByServer {
+      let reference = result.references[i]
+      let current = now[reference.destination]
+      guard current != reference.remoteOld else { continue }
+      // Someone else pushed this very commit meanwhile: it is there, which is all the push wanted.
+      result.references[i].status = current == reference.local ? .upToDate : .rejectedNonFastForward
+    }
+    return result
   }
 
   // MARK: Helpers
@@ -293,6 +338,8 @@ extension Repository {
     proxy.type = GIT_PROXY_AUTO
     let rc = git_remote_connect(remote, direction, &callbacks, &proxy, nil)
     if rc < 0 { throw context.error("git_remote_connect", rc, remote: name) }
+    // The server answered past authentication, so what was offered for it worked.
+    context.settle(.accepted)
   }
 
   private func listing(_ remote: OpaquePointer, context: RemoteCallbackContext, name: String) throws

@@ -96,6 +96,9 @@ final class RemoteCallbackContext {
   var url = ""
   var attempts = 0
   var offered: [String] = []
+  /// The credential offered last and the request it answered, until the server's verdict on it is known: refused
+  /// when libgit2 asks again, accepted once a connection with it was made.
+  var unsettled: (request: CredentialRequest, credential: Credential)?
   var authenticationFailure: String?
   var hostKeyFailure: String?
   var certificateFailure: String?
@@ -126,8 +129,23 @@ final class RemoteCallbackContext {
     return callbacks
   }
 
+  /// Tells the credentials what became of the unsettled one, once.
+  func settle(_ verdict: CredentialVerdict) {
+    guard let (request, credential) = unsettled else { return }
+    unsettled = nil
+    credentials.report(verdict, of: credential, for: request)
+  }
+
   /// Turns a failed libgit2 call into a `RemoteError`, preferring what the callbacks learned over libgit2's text.
+  /// An authentication failure is the verdict on the credential offered last; any other failure says nothing
+  /// about it, so it stays unreported.
   func error(_ function: String, _ rc: Int32, remote: String) -> RemoteError {
+    let error = classify(function, rc, remote: remote)
+    if error.kind == .authentication { settle(.refused) }
+    return error
+  }
+
+  private func classify(_ function: String, _ rc: Int32, remote: String) -> RemoteError {
     var klass: Int32 = -1
     if let last = git_error_last() { klass = last.pointee.klass }
     let gitError = GitError.last(function, rc)
@@ -268,6 +286,8 @@ private let credentialCallback: git_credential_acquire_cb = { out, url, username
     out.pointee = credential
     return rc
   }
+  // Asked again: the server refused what was offered last (libgit2 asks only after a 401 or a refused key).
+  context.settle(.refused)
   context.attempts += 1
   let answer = context.attempts <= context.credentials.maxAttempts ? context.credentials.provider(request) : nil
   guard let answer, !request.allowed.intersection(answer.kind).isEmpty else {
@@ -279,6 +299,7 @@ private let credentialCallback: git_credential_acquire_cb = { out, url, username
   }
   context.offered.append(answer.description)
   let (credential, rc) = answer.make()
+  if rc == 0 { context.unsettled = (request, answer) }
   out.pointee = credential
   return rc
 }

@@ -39,6 +39,7 @@ struct Sync: ParsableCommand {
     var resurrected: [String]
     var warnings: [String]
     @NullWhenAbsent var backup_ref: String?
+    var attempts: Int
   }
 
   func run() throws {
@@ -55,7 +56,8 @@ struct Sync: ParsableCommand {
             .init(
               path: $0.path, winner: $0.winner.rawValue, loser: $0.loser.rawValue, kept_at: $0.loserPath,
               reason: $0.reason)
-          }, resurrected: summary.resurrected, warnings: summary.warnings, backup_ref: summary.backupRef))
+          }, resurrected: summary.resurrected, warnings: summary.warnings, backup_ref: summary.backupRef,
+          attempts: summary.attempts))
     }
     let prefix = summary.dryRun ? "Would sync" : "Synced"
     let what: String
@@ -73,6 +75,10 @@ struct Sync: ParsableCommand {
     }
     print("\(prefix) with \(remote)/\(summary.remoteBranch): \(what)")
     if !summary.saved.isEmpty { print("  saved first: \(summary.saved.joined(separator: ", "))") }
+    if summary.attempts > 1 {
+      let attempts = counted(summary.attempts, "attempt")
+      print("  the remote moved before the push landed; started over from the fetch (\(attempts))")
+    }
     for path in summary.merged { print("  merged    \(path)") }
     for path in summary.resurrected { print("  kept      \(path) (edited here, deleted there, or the other way)") }
     for conflict in summary.conflicts {

@@ -73,6 +73,44 @@ final class RemoteServerTests: RemoteTestCase {
     XCTAssertNil(try repo.reference(named: "refs/remotes/origin/main"))
   }
 
+  /// Another device's push lands after the remote advertised its branch but before it moved it (a pre-receive hook
+  /// pushes from another clone, deterministically): receive-pack refuses with "failed to update ref", and the push
+  /// reports the race as the non-fast-forward it is, so a caller fetches, merges and retries.
+  func testAPushThatLosesTheRaceIsANonFastForward() throws {
+    let daemon = try GitDaemon(basePath: serverRoot, environment: git.environment)
+    defer { daemon.stop() }
+    let bare = try makeBare()
+    let repo = try makeRepository()
+    let base = try commitFile(repo, "a.md", "a\n")
+    try repo.addRemote(name: "origin", url: daemon.url("notes.git"))
+    XCTAssertEqual(try repo.push(remote: "origin", refspecs: ["main"]).references.map(\.status), [.updated])
+    let other = try otherDevice(cloning: daemon.url("notes.git"))
+    let hook = try RacingPushHook.install(
+      in: bare, other: other.workTree, times: 1,
+      prepare: "echo b > b.md && git add b.md && git commit -q -m 'other device'")
+
+    let ours = try commitFile(repo, "c.md", "c\n")
+    let raced = try repo.push(remote: "origin", refspecs: ["main"])
+    XCTAssertEqual(hook.runs, ["moved 1"])
+    XCTAssertEqual(raced.references.map(\.status), [.rejectedNonFastForward])
+    XCTAssertEqual(raced.references.first?.remoteOld, base, "the value the push was based on")
+    let theirs = try other.revParse("HEAD")
+    XCTAssertEqual(try bareGit(bare).revParse("main"), theirs, "the other device's push is what landed")
+    XCTAssertEqual(try repo.reference(named: "refs/remotes/origin/main"), base, "no claim of a push that failed")
+    XCTAssertEqual(try repo.headCommitID(), ours)
+
+    // The hook lets the next push through: after the fetch and a merge it lands.
+    try repo.fetch(remote: "origin")
+    let merged = try repo.writeTree(
+      try repo.treeEntries(ofCommit: try id(theirs)).merging(try repo.treeEntries(ofCommit: ours)) { a, _ in a },
+      base: ours)
+    let merge = try repo.createCommit(tree: merged, parents: [ours, try id(theirs)], message: "merge")
+    XCTAssertEqual(try repo.checkoutSafely(merge, expected: ours, message: "merge"), .checkedOut)
+    XCTAssertEqual(try repo.push(remote: "origin", refspecs: ["main"]).references.map(\.status), [.updated])
+    XCTAssertEqual(hook.runs, ["moved 1", "accepted 2"])
+    XCTAssertEqual(try bareGit(bare).revParse("main"), merge.hex)
+  }
+
   func testSmartHTTPFetchAndPush() throws {
     try XCTSkipUnless(GitHTTPServer.isAvailable, "python3 is needed for the HTTP test server")
     let server = try GitHTTPServer(basePath: serverRoot, environment: git.environment)

@@ -32,6 +32,7 @@ struct SyncJSON {
   var resurrected: [String]
   var warnings: [String]
   var backup_ref: String?
+  var attempts: Int
 
   init(_ data: Data) throws {
     let object = try JSONObject(data)
@@ -46,6 +47,7 @@ struct SyncJSON {
     resurrected = try object["resurrected"]
     warnings = try object["warnings"]
     backup_ref = try object.optional("backup_ref")
+    attempts = try object["attempts"]
   }
 }
 

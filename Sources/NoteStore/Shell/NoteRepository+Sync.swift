@@ -5,7 +5,8 @@ import TextFormat
 public struct SyncCredentials: Sendable {
   enum Source: Sendable {
     case none
-    case standard(environment: [String: String])
+    /// One session for every fetch and push made with this value (a whole sync).
+    case standard(CredentialSession)
   }
   let source: Source
 
@@ -14,11 +15,11 @@ public struct SyncCredentials: Sendable {
 
   /// ssh-agent, then `~/.ssh/id_ed25519` and `id_rsa` for ssh; `git credential fill` (the user's own helper, never
   /// prompting), then `NB_GIT_TOKEN` for HTTPS. `HOME`, `SSH_AUTH_SOCK` and `NB_GIT_TOKEN` are read from
-  /// `environment`.
+  /// `environment`. What the helper answered is reported back to it (`git credential approve` / `reject`).
   public static func standard(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> SyncCredentials {
-    SyncCredentials(source: .standard(environment: environment))
+    SyncCredentials(source: .standard(CredentialSession(environment: environment)))
   }
 }
 
@@ -49,7 +50,8 @@ public struct SyncOptions: Sendable {
   /// This device's name: the `Nb-Device:` trailer of every commit the sync makes, and the name of a conflict copy
   /// whose version's device is not known.
   public var device: String
-  /// How often to start over when the remote moved during a sync.
+  /// How often to push at most: a push refused because the remote moved (another device pushed between this
+  /// sync's fetch and its push) starts over from the fetch, until this many pushes were refused.
   public var maxAttempts: Int
   /// Where credentials come from (ssh-agent, key files, `git credential`, `NB_GIT_TOKEN`).
   public var credentials: SyncCredentials
@@ -104,10 +106,13 @@ public struct SyncSummary: Equatable, Sendable {
   /// The paths this sync changed in the work tree (what came in, and conflict copies), sorted; empty when the
   /// work tree was not touched.
   public var changedPaths: [String] = []
-  /// The backup ref of the local head written before a merge.
+  /// The backup ref of the local head written before a merge (before the first one when the sync merged again).
   public var backupRef: String?
   /// Whether this was a dry run.
   public var dryRun: Bool
+  /// How many times the sync fetched (and pushed): 1, or more when the remote moved between a fetch and its push
+  /// and the sync started over.
+  public var attempts = 1
 
   /// Nothing done yet: up to date until the exchange says otherwise.
   init(remoteBranch: String, dryRun: Bool) {
@@ -122,6 +127,23 @@ public struct SyncSummary: Equatable, Sendable {
     self.warnings = []
     self.backupRef = nil
     self.dryRun = dryRun
+  }
+}
+
+extension SyncSummary {
+  /// Folds in what the earlier attempts of the same sync did, which this attempt's own exchange does not see: what
+  /// they received and merged (committed on this device already), their conflicts and warnings, and the backup
+  /// taken before the first merge — the state the sync started from. `sent` and the remote branch stay this
+  /// attempt's: they describe the push that went through.
+  mutating func absorb(_ earlier: SyncSummary) {
+    if earlier.outcome == .merged { outcome = .merged }
+    attempts = earlier.attempts
+    received += earlier.received
+    merged = Array(Set(earlier.merged + merged)).sorted()
+    conflicts = (earlier.conflicts + conflicts).sorted { $0.path < $1.path }
+    resurrected = Array(Set(earlier.resurrected + resurrected)).sorted()
+    warnings = earlier.warnings + warnings.filter { !earlier.warnings.contains($0) }
+    backupRef = earlier.backupRef ?? backupRef
   }
 }
 
@@ -285,12 +307,14 @@ extension NoteRepository {
       defer { device = previousDevice }
       let saved = try save(options.save)
       let before = try git.headID()
-      var attempt = 0
+      // What the earlier attempts did (a merge, its conflict copies) is committed here already and must be
+      // reported with the last attempt's, or a conflict found before a retry would go unmentioned.
+      var earlier: SyncSummary?
       while true {
-        attempt += 1
         var (summary, listing) = try exchange(options, branch: branch)
+        if let earlier { summary.absorb(earlier) }
         summary.saved = saved.notes
-        if !options.save.leaveUnstampable {
+        if summary.attempts == 1, !options.save.leaveUnstampable {
           summary.warnings += saved.unstamped.map { "\($0); it was committed unchanged" }
         }
         if summary.outcome == .upToDate || summary.outcome == .fastForwarded {
@@ -305,15 +329,28 @@ extension NoteRepository {
           return finish(summary, options: options, listing: listing, before: before)
         case .refused(let reference, let message):
           throw NoteStoreError.syncFailed(
-            "\(options.remote) refused \(reference): \(message); your commits are kept locally")
+            "\(options.remote) refused \(reference): \(message); your commits are kept locally"
+              + Self.mergedSoFar(summary))
         case .remoteMoved:
-          guard attempt < options.maxAttempts else {
+          guard summary.attempts < options.maxAttempts else {
             throw NoteStoreError.syncFailed(
-              "the remote kept moving during \(attempt) attempts; nothing was lost, run 'nb sync' again")
+              "\(options.remote)/\(summary.remoteBranch) kept moving: the push was refused "
+                + "\(counted(summary.attempts, "time")) because another push got there first; nothing was lost, "
+                + "your commits are kept locally\(Self.mergedSoFar(summary)); run 'nb sync' again")
           }
+          summary.attempts += 1
+          earlier = summary
         }
       }
     }
+  }
+
+  /// What a failed sync's earlier attempts merged, for its error: their commits stay on this device.
+  private static func mergedSoFar(_ summary: SyncSummary) -> String {
+    guard summary.outcome == .merged else { return "" }
+    let copies =
+      summary.conflicts.isEmpty ? "" : " (\(counted(summary.conflicts.count, "conflict")); 'nb conflicts' lists them)"
+    return ", with the remote's commits merged into them\(copies)"
   }
 
   /// The end of a successful sync: the remote's HEAD looked after, old backups pruned, the time recorded. Nothing

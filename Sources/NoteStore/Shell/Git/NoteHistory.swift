@@ -709,12 +709,22 @@ extension CommitSummary {
   }
 }
 
+/// The standard credential chain, made once per `SyncCredentials` value so that a sync's fetch and push share it:
+/// the user the helper named stays known to the push after the fetch had the helper erase its stale password.
+final class CredentialSession: Sendable {
+  fileprivate let credentials: Credentials
+
+  init(environment: [String: String]) {
+    credentials = .standard(environment: environment)
+  }
+}
+
 extension SyncCredentials {
   /// The GitKit credential source this stands for.
   fileprivate var gitKit: Credentials {
     switch source {
     case .none: .none
-    case .standard(let environment): .standard(environment: environment)
+    case .standard(let session): session.credentials
     }
   }
 }
