@@ -19,6 +19,8 @@ public struct InboxAdvice: Equatable, Sendable {
   public var suggestion: InboxSuggestion?
   /// The three most likely notebooks, even below the threshold.
   public var candidates: [InboxSuggestion]
+  /// Who made the suggestion: the classifier, or the device's inbox command (see `InboxCommand.swift`).
+  public var source: InboxSuggestionSource = .classifier
 }
 
 extension NoteRepository {
@@ -106,7 +108,7 @@ extension NoteRepository {
     let classifier = try inboxClassifier()
     let bins = try inboxBins()
     let threshold = inboxThreshold
-    return try items.map { item in
+    let advice = try items.map { item in
       let text = "\(item.title) \(item.tags.joined(separator: " ")) \(try body(of: item))"
       let candidates = classifier.suggest(text, among: bins).prefix(3).map {
         InboxSuggestion(notebook: $0.notebook, confidence: $0.probability)
@@ -119,6 +121,7 @@ extension NoteRepository {
       let top = candidates.first.flatMap { known && $0.confidence >= threshold ? $0 : nil }
       return InboxAdvice(suggestion: top, candidates: Array(candidates))
     }
+    return try consultLocalCommand(items, advice)
   }
 
   /// The words that pushed each candidate notebook, strongest first.

@@ -34,6 +34,10 @@ public final class NoteRepository {
   /// interrupted was rolled back (or found committed) before this one ran. A command line prints it on standard
   /// error; nil drops it.
   public var notice: ((String) -> Void)?
+  /// This device's own settings file, `$XDG_CONFIG_HOME/nb/config.yaml` (``DeviceConfig/location(environment:)``),
+  /// read the first time it is needed. Only it may name a command for nb to run (the inbox command), never
+  /// `.nb/config.yaml`, which arrives from other devices. nil, the default, reads none.
+  public var deviceConfigFile: URL?
   /// The templates: the built-in ones, overridden by `.nb/templates/NAME.md`.
   public var templates: TemplateLibrary {
     TemplateLibrary(userDirectory: root.appendingPathComponent(".nb/templates"))
@@ -48,6 +52,8 @@ public final class NoteRepository {
   private var openedGit: NoteHistory?
   /// The inbox classifier last built or loaded, with the signature of what it was trained on.
   var inboxModel: (signature: String, classifier: InboxClassifier)?
+  /// The inbox command's settings once read, and what asking it has cost this process.
+  var inboxCommandRun = InboxCommandRun()
   private var heldLock: RepositoryLock?
 
   /// The repository's git, through the one seam (``NoteHistory``), opened on first use: commands that only read
