@@ -40,6 +40,8 @@ struct RepositoryOptions: ParsableArguments {
     if let now = try fixedClock() { repository.clock = { now } }
     repository.progress = ProgressLine.reporter()
     repository.notice = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    // This device's own settings (the inbox command), read only by the commands that need them.
+    repository.deviceConfigFile = DeviceConfig.location()
     return repository
   }
 }

@@ -8,7 +8,10 @@ struct InboxCommand: ParsableCommand {
     abstract: "List the items waiting in the inbox with a suggested notebook, file them, see why and how it went.",
     discussion: """
       Suggestions come from a classifier that runs here, with no network: trained on the notes of each notebook \
-      (and its .notebook.yaml description), and on every item filed, corrections weighing more.
+      (and its .notebook.yaml description), and on every item filed, corrections weighing more. A command of your \
+      own (a local language model) may suggest instead: inbox: {command: [...], timeout: 5} in this device's \
+      $XDG_CONFIG_HOME/nb/config.yaml (~/.config/nb/config.yaml), never in the repository; it gets each item as \
+      JSON on standard input and prints a notebook, and the classifier stands in when it fails.
       """,
     subcommands: [InboxList.self, InboxFile.self, InboxWhy.self, InboxStatsCommand.self],
     defaultSubcommand: InboxList.self)
@@ -27,6 +30,8 @@ struct InboxItemJSON: Encodable {
   @NullWhenAbsent var captured: String?
   var tags: [String]
   @NullWhenAbsent var suggestion: Candidate?
+  /// `classifier` or `command`: who made the suggestion (null when there is none).
+  @NullWhenAbsent var source: String?
   var candidates: [Candidate]
 
   init(_ item: Note, _ advice: InboxAdvice) {
@@ -36,6 +41,7 @@ struct InboxItemJSON: Encodable {
     captured = item.created?.rfc3339
     tags = item.tags
     suggestion = advice.suggestion.map { Candidate(notebook: $0.notebook, confidence: rounded($0.confidence)) }
+    source = advice.suggestion == nil ? nil : advice.source.rawValue
     candidates = advice.candidates.map { Candidate(notebook: $0.notebook, confidence: rounded($0.confidence)) }
   }
 }
@@ -61,6 +67,7 @@ struct InboxList: ParsableCommand {
     for (item, advice) in zip(items, advice) {
       let suggestion = advice.suggestion.map {
         Style.green("→ \($0.notebook)") + Style.dim(String(format: " %.0f%%", $0.confidence * 100))
+          + (advice.source == .command ? Style.dim(" (your command)") : "")
       } ?? Style.dim("no suggestion")
       print("\(noteLine(item))  \(suggestion)")
     }

@@ -52,7 +52,9 @@ struct InboxFile: ParsableCommand {
       let items = try notes.inboxItems()
       let threshold = minConfidence ?? notes.inboxThreshold
       for (note, advice) in zip(items, try notes.advice(for: items)) {
-        guard let top = advice.candidates.first, top.confidence >= threshold else { continue }
+        // The inbox command's answer when it gave one, else the classifier's likeliest, even below the threshold.
+        let suggested = advice.source == .command ? advice.suggestion : advice.candidates.first
+        guard let top = suggested, top.confidence >= threshold else { continue }
         let moved = try notes.file(note, to: top.notebook, suggested: top.notebook, confidence: top.confidence)
         filed.append(Filed(from: note.path, to: moved.path, suggested: top.notebook, confidence: rounded(top.confidence)))
       }

@@ -47,13 +47,15 @@ extension NoteRepository {
     return atWord.trimmingCharacters(in: .whitespaces) + "…"
   }
 
-  /// Items waiting to be filed (`status: pending`), newest capture first.
+  /// Items waiting to be filed (`status: pending`), newest capture first: those anywhere that a commit made, and
+  /// those in the inbox that are not committed yet (the walk for uncommitted edits covers only the inbox, so that
+  /// listing it does not cost a stat of every note).
   public func inboxItems() throws -> [Note] {
     try index.notes(
       where: "n.rowid IN (SELECT note FROM field WHERE key = 'status' AND folded = 'pending')",
       order: """
         (SELECT max(instant) FROM field f WHERE f.note = n.rowid AND f.key = 'captured') DESC, n.created DESC, n.path
-        """)
+        """, scope: config.defaultNotebook)
   }
 
   /// Files an inbox item into `notebook`, in one commit: moves the note (with its sidecars and attachments), sets

@@ -19,6 +19,8 @@ public struct InboxAdvice: Equatable, Sendable {
   public var suggestion: InboxSuggestion?
   /// The three most likely notebooks, even below the threshold.
   public var candidates: [InboxSuggestion]
+  /// Who made the suggestion: the classifier, or the device's inbox command (see `InboxCommand.swift`).
+  public var source: InboxSuggestionSource = .classifier
 }
 
 extension NoteRepository {
@@ -34,7 +36,9 @@ extension NoteRepository {
   /// A classifier that answers for texts made of `features` exactly as one trained on every note outside the inbox
   /// (title, tags and body), the notebooks' descriptions, and the filing decisions that won (corrections weigh
   /// more, recent ones more than old) would: a slice of the counts the index keeps (`NoteIndex+Inbox.swift`),
-  /// built the first time and then kept up to date note by note. No note file is read.
+  /// built the first time and then kept up to date note by note. No note file is read. Commits made by any tool are
+  /// always counted; uncommitted edits only in the inbox (as ``inboxItems()`` reads it) and wherever another
+  /// command has read them: an edit in progress elsewhere counts once it is saved with nb, committed, or seen.
   func inboxClassifier(for texts: [String], descriptions: [String: String]) throws -> InboxClassifier {
     let inbox = config.defaultNotebook
     var features = Set(texts.flatMap(InboxText.features))
@@ -47,7 +51,7 @@ extension NoteRepository {
       return InboxClassifier(slice: notebooks, vocabularySize: vocabulary)
     }
     var classifier: InboxClassifier
-    if let current = try index.read({ db -> InboxClassifier? in
+    if let current = try index.read(scope: inbox, { db -> InboxClassifier? in
       guard try NoteIndex.inboxCountsExclusion(db) == inbox, try NoteIndex.decidedCountsAreCurrent(db, stamp: stamp)
       else { return nil }
       return try slice(db)
@@ -55,7 +59,7 @@ extension NoteRepository {
       classifier = current
     } else {
       do {
-        classifier = try index.write { db in
+        classifier = try index.write(scope: inbox) { db in
           if try NoteIndex.inboxCountsExclusion(db) != inbox {
             try NoteIndex.buildInboxCounts(db, excluding: inbox) { done, total in
               self.progress?("Training the inbox model", done, total)
@@ -136,8 +140,9 @@ extension NoteRepository {
     let (bins, descriptions) = try inboxBinsAndDescriptions()
     let classifier = try inboxClassifier(for: texts, descriptions: descriptions)
     let threshold = inboxThreshold
-    return texts.map { text in
-      let candidates = classifier.suggest(text, among: bins).prefix(3).map {
+    let rankings = texts.map { classifier.suggest($0, among: bins) }
+    let advice = zip(texts, rankings).map { text, ranking in
+      let candidates = ranking.prefix(3).map {
         InboxSuggestion(notebook: $0.notebook, confidence: $0.probability)
       }
       // Without one word any notebook has seen, a probability is only the priors (1 when there is one notebook):
@@ -148,6 +153,8 @@ extension NoteRepository {
       let top = candidates.first.flatMap { known && $0.confidence >= threshold ? $0 : nil }
       return InboxAdvice(suggestion: top, candidates: Array(candidates))
     }
+    return try consultLocalCommand(
+      items, advice, rankings: rankings, bins: bins, descriptions: descriptions)
   }
 
   /// The words that pushed each candidate notebook, strongest first.

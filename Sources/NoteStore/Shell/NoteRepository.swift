@@ -34,6 +34,10 @@ public final class NoteRepository {
   /// interrupted was rolled back (or found committed) before this one ran. A command line prints it on standard
   /// error; nil drops it.
   public var notice: ((String) -> Void)?
+  /// This device's own settings file, `$XDG_CONFIG_HOME/nb/config.yaml` (``DeviceConfig/location(environment:)``),
+  /// read the first time it is needed. Only it may name a command for nb to run (the inbox command), never
+  /// `.nb/config.yaml`, which arrives from other devices. nil, the default, reads none.
+  public var deviceConfigFile: URL?
   /// The templates: the built-in ones, overridden by `.nb/templates/NAME.md`.
   public var templates: TemplateLibrary {
     TemplateLibrary(userDirectory: root.appendingPathComponent(".nb/templates"))
@@ -46,6 +50,8 @@ public final class NoteRepository {
   /// The search index, opened on first use.
   private(set) lazy var index = NoteIndex(repository: self)
   private var openedGit: NoteHistory?
+  /// The inbox command's settings once read, and what asking it has cost this process.
+  var inboxCommandRun = InboxCommandRun()
   private var heldLock: RepositoryLock?
 
   /// The repository's git, through the one seam (``NoteHistory``), opened on first use: commands that only read

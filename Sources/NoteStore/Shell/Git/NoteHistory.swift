@@ -728,3 +728,11 @@ extension SyncCredentials {
     }
   }
 }
+
+extension NoteHistory {
+  /// The SHA-256 of `data` in lower-case hex, which keys the inbox command's cached answers: GitKit holds the one
+  /// implementation (for known_hosts fingerprints), and this file is NoteStore's only way to GitKit.
+  static func sha256Hex(_ data: Data) -> String {
+    SHA256.hash([UInt8](data)).map { String(format: "%02x", $0) }.joined()
+  }
+}

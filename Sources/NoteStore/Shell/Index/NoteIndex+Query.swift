@@ -118,10 +118,11 @@ extension NoteIndex {
   }
 
   /// Notes meeting an SQL condition on `note n`, in `order`.
-  func notes(where condition: String, _ arguments: [(any DatabaseValueConvertible)?] = [], order: String = "n.path")
-    throws -> [Note]
-  {
-    try read { db in
+  func notes(
+    where condition: String, _ arguments: [(any DatabaseValueConvertible)?] = [], order: String = "n.path",
+    scope: String? = nil
+  ) throws -> [Note] {
+    try read(scope: scope) { db in
       let statement = try db.makeStatement(
         sql: "SELECT \(Self.noteColumns) FROM note n WHERE \(condition) ORDER BY \(order)")
       return try Row.fetchAll(statement, arguments: StatementArguments(arguments)).map(Self.note(from:))

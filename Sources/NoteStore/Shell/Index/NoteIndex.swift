@@ -78,9 +78,10 @@ final class NoteIndex {
     return try useMemory(reason: "it stays damaged after a rebuild").read(body)
   }
 
-  /// Runs `body` in a write transaction on an index brought up to date (derived rows only: the inbox counts).
-  func write<T>(_ body: (Database) throws -> T) throws -> T {
-    try ready().writeWithoutTransaction { db in
+  /// Runs `body` in a write transaction on an index brought up to date (derived rows only: the inbox counts);
+  /// `scope` as for ``read(scope:_:)``.
+  func write<T>(scope: String? = nil, _ body: (Database) throws -> T) throws -> T {
+    try ready(scope: scope).writeWithoutTransaction { db in
       try db.execute(sql: "BEGIN IMMEDIATE")
       do {
         let value = try body(db)
