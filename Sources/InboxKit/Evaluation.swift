@@ -77,7 +77,8 @@ public enum Evaluation {
       let ranked = classifier.suggest(item.text, among: nil).prefix(3).map(\.notebook)
       let top1 = ranked.first == item.notebook
       hits.append((top1, ranked.contains(item.notebook)))
-      let weight = top1 ? InboxClassifier.acceptedWeight : InboxClassifier.correctionWeight
+      // As nb counts a filed item: a note of its notebook, plus its decision on top.
+      let weight = InboxClassifier.noteWeight + (top1 ? InboxClassifier.acceptedWeight : InboxClassifier.correctionWeight)
       classifier.train(item.text, notebook: item.notebook, weight: weight)
     }
     let quarter = max(1, hits.count / 4)

@@ -87,6 +87,8 @@ private func scikitBaseline(_ corpus: [(notebook: String, text: String)], seed: 
   let file = FileManager.default.temporaryDirectory.appendingPathComponent("nb-bench-inbox-\(getpid()).json")
   defer { try? FileManager.default.removeItem(at: file) }
   try JSONSerialization.data(withJSONObject: ["train": trainCount, "items": rows]).write(to: file)
+  let accepted = InboxClassifier.noteWeight + InboxClassifier.acceptedWeight
+  let corrected = InboxClassifier.noteWeight + InboxClassifier.correctionWeight
   let script = """
     import json, sys
     import numpy as np
@@ -106,7 +108,7 @@ private func scikitBaseline(_ corpus: [(notebook: String, text: String)], seed: 
         probs = model.predict_proba(X[k])[0]
         ranked = [model.classes_[j] for j in np.argsort(-probs, kind='stable')[:3]]
         hits1.append(ranked[0] == y[k]); hits3.append(y[k] in ranked)
-        model.partial_fit(X[k], [y[k]], sample_weight=[1.5 if ranked[0] == y[k] else 3.0])
+        model.partial_fit(X[k], [y[k]], sample_weight=[\(accepted) if ranked[0] == y[k] else \(corrected)])
     q = max(1, len(hits1) // 4)
     rate = lambda h: sum(h) / len(h) if h else 0
     print(json.dumps([len(hits1), rate(hits1), rate(hits3), rate(hits1[-q:]), rate(hits1[:q])]))
