@@ -144,37 +144,71 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
   /// the probabilities are the softmax of those scores. Features no candidate has seen are ignored; a text without
   /// any known feature gets the priors (Laplace-smoothed document weights).
   public func suggest(_ text: String, among allowed: Set<String>? = nil) -> [Candidate] {
+    let features = InboxText.features(text)
+    return ranking(among: allowed, features: Set(features)).rank(features).candidates
+  }
+
+  /// What ranks many texts against this model at once: the candidates' names, priors and denominators worked out
+  /// once, and for each of `features` the candidates that have it. Texts made of other features are ranked as if
+  /// those were unknown.
+  public func ranking(among allowed: Set<String>? = nil, features: Set<String>) -> Ranking {
     let names = Self.sorted(allowed.map(Array.init) ?? Array(notebooks.keys))
-    guard !names.isEmpty else { return [] }
     let counts = names.map { notebooks[$0] ?? NotebookCounts() }
-    // Features only left-out notebooks have are not evidence for any candidate (looked up for the text's features
-    // alone, which a slice holds for every notebook). The smoothing's vocabulary stays the whole model's.
-    let leftOut = allowed.map { allowed in notebooks.filter { !allowed.contains($0.key) }.map(\.value) } ?? []
-    let known = Self.tally(InboxText.features(text)).filter { feature, _ in
-      guard let having = vocabulary[feature] else { return false }
-      return leftOut.lazy.filter { $0.terms[feature] != nil }.count != having
-    }
-    let featureCount = known.values.reduce(0, +)
-    let vocabularySize = Double(self.vocabularySize)
     let documentSum = counts.reduce(0) { $0 + $1.documents }
-    let scores = counts.map { notebook -> Double in
-      let prior = log((notebook.documents + 1) / (documentSum + Double(counts.count)))
-      guard featureCount > 0 else { return prior }
-      var likelihood = 0.0
-      let denominator = notebook.total + vocabularySize
-      for (feature, occurrences) in known {
-        likelihood += occurrences * log(((notebook.terms[feature] ?? 0) + 1) / denominator)
+    let vocabularySize = Double(self.vocabularySize)
+    var postings: [String: [(notebook: Int, count: Double)]] = [:]
+    for feature in features where vocabulary[feature] != nil {
+      var having: [(notebook: Int, count: Double)] = []
+      for (index, notebook) in counts.enumerated() {
+        if let count = notebook.terms[feature] { having.append((index, count)) }
       }
-      return prior + Self.temperature * likelihood / featureCount
+      // A feature only left-out notebooks have is no evidence for any candidate.
+      if !having.isEmpty { postings[feature] = having }
     }
-    let top = scores.max() ?? 0
-    let exponentials = scores.map { exp($0 - top) }
-    let sum = exponentials.reduce(0, +)
-    let candidates = zip(names, exponentials).map { Candidate(notebook: $0, probability: $1 / sum) }
-    return candidates.enumerated().sorted { left, right in
-      left.element.probability != right.element.probability
-        ? left.element.probability > right.element.probability : left.offset < right.offset
-    }.map(\.element)
+    return Ranking(
+      names: names,
+      priors: counts.map { log(($0.documents + 1) / (documentSum + Double(counts.count))) },
+      logDenominators: counts.map { log($0.total + vocabularySize) },
+      postings: postings)
+  }
+
+  /// Ranks texts against one model (see ``InboxClassifier/ranking(among:features:)``).
+  ///
+  /// A notebook's score is its log prior + `temperature` × the mean over the text's known features of
+  /// log((count + 1) / (total + vocabulary)); a feature the notebook lacks adds log(1) = 0 to the sum of
+  /// log(count + 1), so only the (feature, notebook) pairs with a count are visited.
+  public struct Ranking: Sendable {
+    let names: [String]
+    let priors: [Double]
+    let logDenominators: [Double]
+    let postings: [String: [(notebook: Int, count: Double)]]
+
+    /// The candidates for a text's features (as `InboxText.features` gives them), most probable first (ties by
+    /// name), and how many of its feature occurrences some candidate has seen (0: the ranking is the priors).
+    public func rank(_ features: [String]) -> (candidates: [Candidate], knownFeatures: Double) {
+      guard !names.isEmpty else { return ([], 0) }
+      var known = 0.0
+      var logCounts = Array(repeating: 0.0, count: names.count)
+      for (feature, occurrences) in InboxClassifier.tally(features) {
+        guard let having = postings[feature] else { continue }
+        known += occurrences
+        for (notebook, count) in having { logCounts[notebook] += occurrences * log(count + 1) }
+      }
+      let scores = names.indices.map { index -> Double in
+        guard known > 0 else { return priors[index] }
+        let likelihood = logCounts[index] - known * logDenominators[index]
+        return priors[index] + InboxClassifier.temperature * likelihood / known
+      }
+      let top = scores.max() ?? 0
+      let exponentials = scores.map { exp($0 - top) }
+      let sum = exponentials.reduce(0, +)
+      let candidates = zip(names, exponentials).map { Candidate(notebook: $0, probability: $1 / sum) }
+      let ranked = candidates.enumerated().sorted { left, right in
+        left.element.probability != right.element.probability
+          ? left.element.probability > right.element.probability : left.offset < right.offset
+      }.map(\.element)
+      return (ranked, known)
+    }
   }
 
   /// The features that pushed `notebook` up most against the others: (feature, contribution in log-odds),

@@ -39,9 +39,9 @@ extension NoteRepository {
   /// built the first time and then kept up to date note by note. No note file is read. Commits made by any tool are
   /// always counted; uncommitted edits only in the inbox (as ``inboxItems()`` reads it) and wherever another
   /// command has read them: an edit in progress elsewhere counts once it is saved with nb, committed, or seen.
-  func inboxClassifier(for texts: [String], descriptions: [String: String]) throws -> InboxClassifier {
+  func inboxClassifier(for features: Set<String>, descriptions: [String: String]) throws -> InboxClassifier {
     let inbox = config.defaultNotebook
-    var features = Set(texts.flatMap(InboxText.features))
+    var features = features
     for description in descriptions.values { features.formUnion(InboxText.features(description)) }
     let decisionsPath = absolute(Self.inboxDecisionsFile)
     let stamp = FileSystem.lstatInfo(decisionsPath).map { "\($0.size)-\($0.modifiedNanoseconds)" } ?? "-"
@@ -137,20 +137,20 @@ extension NoteRepository {
   public func advice(for items: [Note]) throws -> [InboxAdvice] {
     guard !items.isEmpty else { return [] }
     let texts = try items.map { "\($0.title) \($0.tags.joined(separator: " ")) \(try body(of: $0))" }
+    let features = texts.map(InboxText.features)
     let (bins, descriptions) = try inboxBinsAndDescriptions()
-    let classifier = try inboxClassifier(for: texts, descriptions: descriptions)
+    let wanted = Set(features.joined())
+    let ranking = try inboxClassifier(for: wanted, descriptions: descriptions).ranking(among: bins, features: wanted)
     let threshold = inboxThreshold
-    let rankings = texts.map { classifier.suggest($0, among: bins) }
-    let advice = zip(texts, rankings).map { text, ranking in
-      let candidates = ranking.prefix(3).map {
+    let ranked = features.map { ranking.rank($0) }
+    let rankings = ranked.map(\.candidates)
+    let advice = ranked.map { ranked in
+      let candidates = ranked.candidates.prefix(3).map {
         InboxSuggestion(notebook: $0.notebook, confidence: $0.probability)
       }
       // Without one word any notebook has seen, a probability is only the priors (1 when there is one notebook):
       // no evidence, no suggestion.
-      let known = InboxText.features(text).contains { feature in
-        bins.contains { classifier.notebooks[$0]?.terms[feature] != nil }
-      }
-      let top = candidates.first.flatMap { known && $0.confidence >= threshold ? $0 : nil }
+      let top = candidates.first.flatMap { ranked.knownFeatures > 0 && $0.confidence >= threshold ? $0 : nil }
       return InboxAdvice(suggestion: top, candidates: Array(candidates))
     }
     return try consultLocalCommand(
@@ -161,7 +161,7 @@ extension NoteRepository {
   public func explain(_ item: Note) throws -> [(notebook: String, confidence: Double, words: [(String, Double)])] {
     let text = "\(item.title) \(item.tags.joined(separator: " ")) \(try body(of: item))"
     let (bins, descriptions) = try inboxBinsAndDescriptions()
-    let classifier = try inboxClassifier(for: [text], descriptions: descriptions)
+    let classifier = try inboxClassifier(for: Set(InboxText.features(text)), descriptions: descriptions)
     return classifier.suggest(text, among: bins).prefix(3).map { candidate in
       (
         candidate.notebook, candidate.probability,
