@@ -156,14 +156,24 @@ public struct InboxClassifier: Codable, Equatable, Sendable {
     let counts = names.map { notebooks[$0] ?? NotebookCounts() }
     let documentSum = counts.reduce(0) { $0 + $1.documents }
     let vocabularySize = Double(self.vocabularySize)
+    // A feature only left-out notebooks have is no evidence for any candidate: it gets no posting. Built from
+    // whichever side is smaller: the features × candidates lookups, or the candidates' terms (a slice holds few).
     var postings: [String: [(notebook: Int, count: Double)]] = [:]
-    for feature in features where vocabulary[feature] != nil {
-      var having: [(notebook: Int, count: Double)] = []
+    let terms = counts.reduce(0) { $0 + $1.terms.count }
+    if terms <= features.count * counts.count {
       for (index, notebook) in counts.enumerated() {
-        if let count = notebook.terms[feature] { having.append((index, count)) }
+        for (feature, count) in notebook.terms where features.contains(feature) {
+          postings[feature, default: []].append((index, count))
+        }
       }
-      // A feature only left-out notebooks have is no evidence for any candidate.
-      if !having.isEmpty { postings[feature] = having }
+    } else {
+      for feature in features where vocabulary[feature] != nil {
+        var having: [(notebook: Int, count: Double)] = []
+        for (index, notebook) in counts.enumerated() {
+          if let count = notebook.terms[feature] { having.append((index, count)) }
+        }
+        if !having.isEmpty { postings[feature] = having }
+      }
     }
     return Ranking(
       names: names,
