@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "NoteWatch", targets: ["NoteWatch"]),
     .library(name: "TaskKit", targets: ["TaskKit"]),
     .library(name: "InboxKit", targets: ["InboxKit"]),
+    .library(name: "LinkKit", targets: ["LinkKit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -38,6 +39,9 @@ let package = Package(
     // The inbox: suggesting a notebook for a captured note (naive Bayes that learns from corrections) and the
     // append-only decision log two devices merge. Pure functions over values; Foundation only.
     .target(name: "InboxKit", dependencies: ["TextFormat"]),
+    // Links between notes as Obsidian reads them: scanning, resolving, rewriting after a rename or move. Pure
+    // functions over values; Foundation only.
+    .target(name: "LinkKit"),
     // Kernel file notifications for `nb watch`: inotify on Linux, polling elsewhere. Foundation and the C library only.
     .target(name: "FileWatch"),
     .target(
@@ -78,6 +82,7 @@ let package = Package(
     .testTarget(name: "InkKitTests", dependencies: ["InkKit", "NBTestSupport"]),
     .testTarget(name: "TaskKitTests", dependencies: ["TaskKit", "NBTestSupport"]),
     .testTarget(name: "InboxKitTests", dependencies: ["InboxKit"]),
+    .testTarget(name: "LinkKitTests", dependencies: ["LinkKit"]),
     .testTarget(name: "FileWatchTests", dependencies: ["FileWatch", "NBTestSupport"]),
     .testTarget(
       name: "NoteStoreTests",
