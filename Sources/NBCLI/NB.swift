@@ -71,6 +71,11 @@ extension NB {
   /// Runs nb with `arguments` (without the program name), accepting `--dir` before the subcommand too, as in
   /// `nb --dir ~/notes list` — the git-style habit — by moving leading global options after the subcommand.
   public static func main(arguments: [String]) {
+    // What ArgumentParser would print, without building the command tree first: that costs more than printing.
+    if arguments == ["--version"] {
+      print(version)
+      return
+    }
     do {
       var command = try parseAsRoot(hoistingGlobalOptions(arguments))
       try command.run()
