@@ -39,12 +39,14 @@ struct RepositoryOptions: ParsableArguments {
 
   /// The repository `--dir` names (nil: not given), set up as every command wants it.
   static func open(directory: String?) throws -> NoteRepository {
-    let repository = try NoteRepository.open(at: NoteRepository.locate(explicit: directory))
-    if let now = try fixedClock() { repository.clock = { now } }
+    // Read once: each read of ProcessInfo's environment copies all of it into a new dictionary.
+    let environment = ProcessInfo.processInfo.environment
+    let repository = try NoteRepository.open(at: NoteRepository.locate(explicit: directory, environment: environment))
+    if let now = try fixedClock(environment: environment) { repository.clock = { now } }
     repository.progress = ProgressLine.reporter()
     repository.notice = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     // This device's own settings (the inbox command), read only by the commands that need them.
-    repository.deviceConfigFile = DeviceConfig.location()
+    repository.deviceConfigFile = DeviceConfig.location(environment: environment)
     return repository
   }
 }
