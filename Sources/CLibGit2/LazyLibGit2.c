@@ -31,8 +31,9 @@
 #define NB_STRING_(x) #x
 
 /// The names tried, in order: the soname of the release these headers are from (what linking against it would
-/// have recorded), the name the development package installs (libgit2-dev: a link to the system's own release),
-/// then the sonames of the releases the API GitKit uses has not changed in.
+/// have recorded, so a build runs with what it was built against), the name the development package installs
+/// (libgit2-dev: a link to the system's own release), then other 1.x sonames, for a binary copied to a machine with
+/// another release (which may differ in ABI: the headers' own release always comes first).
 static const char *const candidates[] = {
 #if defined(__APPLE__)
   "libgit2." NB_STRING(LIBGIT2_VER_MAJOR) "." NB_STRING(LIBGIT2_VER_MINOR) ".dylib",
