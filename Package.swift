@@ -20,12 +20,10 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
   ],
   targets: [
-    // libgit2 from the system (Debian: libgit2-dev); GitKit is the only product module importing it.
-    .systemLibrary(
-      name: "CLibGit2",
-      pkgConfig: "libgit2",
-      providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
-    ),
+    // libgit2 from the system (Debian: libgit2-dev): git2.h's declarations, and trampolines that load libgit2 with
+    // dlopen on the first call, so that a command that never touches git never loads it (LazyLibGit2.c); nothing
+    // links it. GitKit is the only product module importing it.
+    .target(name: "CLibGit2", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
     .target(name: "GitKit", dependencies: ["CLibGit2"]),
     // One variadic SQLite call Swift cannot make (the system sqlite3.h, which GRDB links); used by the index.
     .target(name: "CSQLiteShim"),

@@ -28,7 +28,18 @@ struct List: ParsableCommand {
   @OptionGroup var output: JSONOption
 
   func run() throws {
-    let notes = try repository.open()
+    try Self.list(
+      words, recursive: recursive, tags: tag, json: output.json, directory: repository.directory,
+      query: options.query)
+  }
+
+  /// The command, its options as values (``NB/runWithoutParsing(_:)`` has no parsed command); `query` makes the
+  /// query as ``QueryOptions/query(_:defaultSort:defaultLimit:)`` does.
+  static func list(
+    _ words: [String], recursive: Bool, tags: [String], json: Bool, directory: String?,
+    query: (_ text: String, _ defaultSort: NoteQuery.Sort, _ defaultLimit: Int?) -> NoteQuery
+  ) throws {
+    let notes = try RepositoryOptions.open(directory: directory)
     var text = try queryText(words)
     // The older form `nb list work [-r]`: a notebook that exists, named alone.
     let notebooks = text.isEmpty || text.contains(where: { $0 == ":" || $0.isWhitespace }) ? [] : try notes.notebooks()
@@ -42,17 +53,10 @@ struct List: ParsableCommand {
     } else if recursive {
       throw ValidationError("--recursive goes with a notebook path, e.g. nb list work --recursive")
     }
-    try show(notes.notes(matching: filteredQuery(text)))
-  }
-
-  private func filteredQuery(_ text: String) -> NoteQuery {
-    let tags = tag.map { "tag:\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "#")))\"" }
-    return options.query(
-      ([text] + tags).filter { !$0.isEmpty }.joined(separator: " "), defaultSort: .path, defaultLimit: nil)
-  }
-
-  private func show(_ hits: [NoteHit]) throws {
-    if output.json { return try printJSON(hits.map(HitJSON.init)) }
+    let filters = tags.map { "tag:\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "#")))\"" }
+    let hits = try notes.notes(
+      matching: query(([text] + filters).filter { !$0.isEmpty }.joined(separator: " "), .path, nil))
+    if json { return try printJSON(hits.map(HitJSON.init)) }
     var lines = ""
     for hit in hits {
       lines += noteLine(hit.note) + "\n"

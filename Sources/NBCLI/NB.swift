@@ -35,13 +35,18 @@ struct RepositoryOptions: ParsableArguments {
   @Option(name: .customLong("dir"), help: "The repository (default: $NB_DIR, the enclosing repository, ~/notes).")
   var directory: String?
 
-  func open() throws -> NoteRepository {
-    let repository = try NoteRepository.open(at: NoteRepository.locate(explicit: directory))
-    if let now = try fixedClock() { repository.clock = { now } }
+  func open() throws -> NoteRepository { try Self.open(directory: directory) }
+
+  /// The repository `--dir` names (nil: not given), set up as every command wants it.
+  static func open(directory: String?) throws -> NoteRepository {
+    // Read once: each read of ProcessInfo's environment copies all of it into a new dictionary.
+    let environment = ProcessInfo.processInfo.environment
+    let repository = try NoteRepository.open(at: NoteRepository.locate(explicit: directory, environment: environment))
+    if let now = try fixedClock(environment: environment) { repository.clock = { now } }
     repository.progress = ProgressLine.reporter()
     repository.notice = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     // This device's own settings (the inbox command), read only by the commands that need them.
-    repository.deviceConfigFile = DeviceConfig.location()
+    repository.deviceConfigFile = DeviceConfig.location(environment: environment)
     return repository
   }
 }
@@ -71,7 +76,13 @@ extension NB {
   /// Runs nb with `arguments` (without the program name), accepting `--dir` before the subcommand too, as in
   /// `nb --dir ~/notes list` — the git-style habit — by moving leading global options after the subcommand.
   public static func main(arguments: [String]) {
+    // What ArgumentParser would print, without building the command tree first: that costs more than printing.
+    if arguments == ["--version"] {
+      print(version)
+      return
+    }
     do {
+      if try runWithoutParsing(arguments) { return }
       var command = try parseAsRoot(hoistingGlobalOptions(arguments))
       try command.run()
     } catch let error as NoteStoreError {
@@ -97,6 +108,28 @@ extension NB {
 
   /// The exit status for "the remote cannot be reached": nothing was sent or received.
   public static let offlineStatus: Int32 = 3
+
+  /// Runs the read-only commands typed most often without ArgumentParser, when no word on the line is an option:
+  /// building its model of a command (reflection over every property, one runtime type lookup after another) costs
+  /// more than showing a note or listing a notebook. Only lines that parse exactly one way qualify — `show NOTE`,
+  /// `list [WORDS...]`, `status` — and run as their parsed form would, with every option at its default; anything
+  /// else (an option, `--help`, a missing or extra operand, another command) is left to ArgumentParser, and so are
+  /// its messages. Returns false when the line is not one of them.
+  static func runWithoutParsing(_ arguments: [String]) throws -> Bool {
+    guard let name = arguments.first, !arguments.contains(where: { $0.hasPrefix("-") }) else { return false }
+    let operands = Array(arguments.dropFirst())
+    switch name {
+    case "show" where operands.count == 1:
+      try Show.show(operands[0], raw: false, json: false, directory: nil)
+    case "list":
+      try List.list(operands, recursive: false, tags: [], json: false, directory: nil, query: QueryOptions.unset)
+    case "status" where operands.isEmpty:
+      try Status.status(json: false, directory: nil)
+    default:
+      return false
+    }
+    return true
+  }
 
   static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
     var rest = arguments[...]

@@ -32,6 +32,11 @@ struct QueryOptions: ParsableArguments {
     NoteQuery(
       text, sort: sort ?? defaultSort, reverse: reverse, limit: all ? nil : limit ?? defaultLimit, offset: offset)
   }
+
+  /// What ``query(_:defaultSort:defaultLimit:)`` makes when none of the options was given (their defaults above).
+  static func unset(_ text: String, defaultSort: NoteQuery.Sort, defaultLimit: Int?) -> NoteQuery {
+    NoteQuery(text, sort: defaultSort, reverse: false, limit: defaultLimit, offset: 0)
+  }
 }
 
 /// The query words of a command line. `-draft` is query syntax, not an option, so the words are collected with

@@ -17,7 +17,13 @@ struct Show: ParsableCommand {
   @OptionGroup var output: JSONOption
 
   func run() throws {
-    let (notes, target) = try note.resolve(in: repository)
+    try Self.show(note.note, raw: raw, json: output.json, directory: repository.directory)
+  }
+
+  /// The command, its options as values (``NB/runWithoutParsing(_:)`` has no parsed command).
+  static func show(_ selector: String, raw: Bool, json: Bool, directory: String?) throws {
+    let notes = try RepositoryOptions.open(directory: directory)
+    let target = try notes.resolve(selector)
     if raw {
       FileHandle.standardOutput.write(try notes.data(of: target))
       return
@@ -35,7 +41,7 @@ struct Show: ParsableCommand {
     let attachments = try notes.attachmentFiles(of: target)
     // On standard error, so it never mixes into the JSON a script reads.
     if let inkProblem { warn(inkProblem) }
-    if output.json {
+    if json {
       var json = NoteJSON(target, body: body)
       json.ink = ink.map { NoteJSON.InkJSON(path: inkPath, pages: $0.pages, strokes: $0.strokes, points: $0.points) }
       json.attachments = attachments.map { NoteJSON.AttachmentJSON(path: $0.path, bytes: $0.bytes) }

@@ -50,11 +50,16 @@ struct Status: ParsableCommand {
   }
 
   func run() throws {
-    let notes = try repository.open()
+    try Self.status(json: output.json, directory: repository.directory)
+  }
+
+  /// The command, its options as values (``NB/runWithoutParsing(_:)`` has no parsed command).
+  static func status(json: Bool, directory: String?) throws {
+    let notes = try RepositoryOptions.open(directory: directory)
     let status = try notes.status()
     let tracking = try notes.aheadBehind()
     let lastSync = notes.lastSync.map { Timestamp(date: $0, timeZone: .current) }
-    if output.json {
+    if json {
       return try printJSON(
         StatusJSON(
           root: notes.root.path, branch: status.branch, operation: status.operation,

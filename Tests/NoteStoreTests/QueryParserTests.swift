@@ -18,7 +18,7 @@ final class QueryParserTests: XCTestCase {
   }
 
   private func parse(_ text: String, now: Date? = nil) throws(QueryError) -> QueryExpression {
-    try QueryParser.parse(text, now: now ?? self.now, timeZone: berlin)
+    try QueryParser.parse(text, now: now ?? self.now, timeZone: self.berlin)
   }
 
   private func assertParses(

@@ -190,7 +190,20 @@ enum FrontMatter {
   /// A scalar's written text; nil for null (`~`, `null`, nothing) and for collections.
   private static func scalarString(_ node: Node) -> String? {
     guard case .scalar(let scalar) = node else { return nil }
-    if scalar.style == .plain || scalar.style == .any, node.tag == Tag(.null) { return nil }
+    if scalar.style == .plain || scalar.style == .any, scalar.isNull { return nil }
     return scalar.string
+  }
+}
+
+extension Node.Scalar {
+  /// Whether YAML's core schema reads this scalar as null, as Yams' default resolver would tag it but without that
+  /// resolver (see ``FMParsed/parse(_:typingScalars:)``): untagged `~`, `null`, `Null`, `NULL` or nothing, or
+  /// anything tagged `!!null`. The caller checks the style: a quoted `"null"` is text.
+  var isNull: Bool {
+    switch tag.rawValue {
+    case Tag.Name.implicit.rawValue: return ["", "~", "null", "Null", "NULL"].contains(string)
+    case Tag.Name.null.rawValue: return true
+    default: return false
+    }
   }
 }

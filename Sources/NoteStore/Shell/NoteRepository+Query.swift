@@ -110,7 +110,7 @@ extension NoteRepository {
   /// The query language's text as a tree; relative dates count from ``clock`` in ``timeZone``.
   func parsed(_ text: String) throws -> QueryExpression {
     do {
-      return try QueryParser.parse(text, now: clock(), timeZone: timeZone)
+      return try QueryParser.parse(text, now: clock(), timeZone: self.timeZone)
     } catch {
       throw NoteStoreError.badQuery(error)
     }

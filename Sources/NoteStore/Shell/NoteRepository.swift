@@ -22,11 +22,12 @@ public final class NoteRepository {
   }
   /// The clock; tests and apps may replace it.
   public var clock: () -> Date = { Date() }
-  /// The zone timestamps are written in.
-  public var timeZone: TimeZone = .current
+  /// The zone timestamps are written in. Lazy, as is `device`: a command that only reads a note needs neither,
+  /// and finding them (the zone file, the environment, the host name) costs a good part of such a command.
+  public lazy var timeZone: TimeZone = .current
   /// This device's name, written into every commit nb makes as an `Nb-Device:` trailer (a sync names a losing
   /// version's conflict copy after it). `NB_DEVICE`, else the host name; a sync runs as its ``SyncOptions/device``.
-  public var device: String = NoteRepository.defaultDevice()
+  public lazy var device: String = NoteRepository.defaultDevice()
   /// Called while an operation works through many notes (a tag rename, a save): what it is doing, how many are
   /// done, of how many. A command line shows it as a progress line; nil reports nothing.
   public var progress: ((_ activity: String, _ done: Int, _ total: Int) -> Void)?

@@ -23,15 +23,27 @@ struct QueryDateParser {
     case equal = "="
   }
 
-  private let calendar: Calendar
+  private let lazyCalendar: LazyCalendar
   private let now: Date
+  private var calendar: Calendar { lazyCalendar.value }
 
-  /// A parser whose relative dates (`today`, `-7d`) count from `now` in `timeZone`.
-  init(now: Date, timeZone: TimeZone) {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    self.calendar = calendar
+  /// A parser whose relative dates (`today`, `-7d`) count from `now` in `timeZone`. The zone is asked for, and the
+  /// calendar made, when a date is first read: most queries have none (`nb list work`), and finding the process's
+  /// zone and making a calendar in it costs such a listing more than parsing its query.
+  init(now: Date, timeZone: @escaping @autoclosure () -> TimeZone) {
+    lazyCalendar = LazyCalendar {
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = timeZone()
+      return calendar
+    }
     self.now = now
+  }
+
+  /// A calendar made the first time it is asked for.
+  private final class LazyCalendar {
+    private let make: () -> Calendar
+    lazy var value: Calendar = make()
+    init(_ make: @escaping () -> Calendar) { self.make = make }
   }
 
   /// The date forms, for error messages.

@@ -7,9 +7,11 @@ import Foundation
 /// equal queries give equal trees.
 enum QueryParser {
   /// Parses `text`; relative dates (`today`, `-7d`) count from `now` in `timeZone`. The empty query is `.all`.
-  static func parse(_ text: String, now: Date, timeZone: TimeZone) throws(QueryError) -> QueryExpression {
+  static func parse(
+    _ text: String, now: Date, timeZone: @escaping @autoclosure () -> TimeZone
+  ) throws(QueryError) -> QueryExpression {
     do {
-      var parser = Parser(tokens: try QueryLexer.tokens(text), dates: QueryDateParser(now: now, timeZone: timeZone))
+      var parser = Parser(tokens: try QueryLexer.tokens(text), dates: QueryDateParser(now: now, timeZone: timeZone()))
       return try parser.query()
     } catch {
       // Inner errors leave the query empty; the column is all they know.
