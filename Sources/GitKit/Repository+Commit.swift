@@ -86,16 +86,24 @@ extension Repository {
         unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
       }
       if unchanged {
-        if indexChanged { try writer.write() }
+        if indexChanged {
+          if let headTree = head.tree { writer.revalidateCacheTree(against: headTree) }
+          try writer.write()
+        }
         return nil
       }
 
+      var oid = newTreeID.oid
+      var newTree: OpaquePointer?
+      try check("git_tree_lookup", git_tree_lookup(&newTree, pointer, &oid))
+      defer { git_tree_free(newTree) }
       let authorSignature = author ?? defaultSignature()
       let committerSignature = author == nil ? authorSignature : defaultSignature()
       let commitID = try createCommit(
-        tree: newTreeID, parent: head.commit, author: authorSignature, committer: committerSignature,
-        message: message)
+        tree: newTree!, parent: head.commit, author: authorSignature, committer: committerSignature, message: message)
 
+      // Before the index is written: the directories the commit leaves equal to the new tree get their ids back.
+      writer.revalidateCacheTree(against: newTree!)
       try writer.write()
       do {
         try moveHead(to: commitID, from: head.id, reflogMessage: reflogMessage(message, initial: head.id == nil))
@@ -165,7 +173,7 @@ extension Repository {
   /// attribute files libgit2 can see are the same, so the filters are the same. A separate handle, because
   /// replacing this one's index would orphan the index object `Repository` keeps. On any failure here, `body` gets
   /// this repository and libgit2 loads the index as before.
-  fileprivate func withAttributesOnlyIndex(
+  func withAttributesOnlyIndex(
     _ attributes: [IndexEntryRecord]?, _ body: (_ hashing: OpaquePointer) throws -> Void
   ) throws {
     guard let attributes else { return try body(pointer) }
@@ -199,7 +207,7 @@ extension Repository {
   }
 
   /// The stat fields of an index entry, truncated to 32 bits as git records them.
-  fileprivate static func statRecord(_ info: stat) -> IndexEntryRecord {
+  static func statRecord(_ info: stat) -> IndexEntryRecord {
     var record = IndexEntryRecord()
     record.ctimeSeconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_sec)
     record.ctimeNanoseconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_nsec)
@@ -216,7 +224,7 @@ extension Repository {
   /// For an entry recorded in the same second the old index was written: could its file have changed since
   /// without git noticing by stat? Only mtime seconds and size are compared, the fields git checks under every
   /// `core.checkStat`; when they still match, the contents decide.
-  fileprivate func isRacilyModified(_ entry: IndexEntryRecord, hashing: OpaquePointer) -> Bool {
+  func isRacilyModified(_ entry: IndexEntryRecord, hashing: OpaquePointer) -> Bool {
     let path = String(decoding: entry.path, as: UTF8.self)
     var info = stat()
     guard lstat(workTree.path + "/" + path, &info) == 0 else { return false }
@@ -234,7 +242,7 @@ extension Repository {
     }
   }
 
-  fileprivate static func bytes(of oid: git_oid) -> [UInt8] {
+  static func bytes(of oid: git_oid) -> [UInt8] {
     withUnsafeBytes(of: oid.id) { Array($0) }
   }
 
@@ -245,7 +253,7 @@ extension Repository {
   }
 
   /// A boolean config value, true when unset (the default of the keys asked here).
-  fileprivate func configFlag(_ key: String) -> Bool {
+  func configFlag(_ key: String) -> Bool {
     guard let value = config(key)?.lowercased() else { return true }
     return !["false", "no", "off", "0"].contains(value)
   }
@@ -333,13 +341,8 @@ extension Repository {
   }
 
   private func createCommit(
-    tree treeID: (id: ObjectID, oid: git_oid), parent: OpaquePointer?, author: Signature, committer: Signature,
-    message: String
+    tree: OpaquePointer, parent: OpaquePointer?, author: Signature, committer: Signature, message: String
   ) throws -> ObjectID {
-    var treeOID = treeID.oid
-    var tree: OpaquePointer?
-    try check("git_tree_lookup", git_tree_lookup(&tree, pointer, &treeOID))
-    defer { git_tree_free(tree) }
     let authorSig = try author.makeGitSignature()
     defer { git_signature_free(authorSig) }
     let committerSig = try committer.makeGitSignature()
@@ -466,6 +469,8 @@ private protocol IndexWriter {
   func apply(_ undo: [IndexUndo]) throws
   /// Forgets in-memory edits after a failure, so the next commit starts from the file on disk.
   func discardChanges()
+  /// Marks the directories whose staged entries equal `tree`'s valid in the index's cache tree (best effort).
+  func revalidateCacheTree(against tree: OpaquePointer)
 }
 
 /// Edits `.git/index` bytes directly (see `IndexFile`) instead of loading all of it into libgit2.
@@ -562,6 +567,13 @@ private final class PatchingIndexWriter: IndexWriter {
 
   /// Nothing to forget: the patch lives only in this writer until `write()`.
   func discardChanges() {}
+
+  func revalidateCacheTree(against tree: OpaquePointer) {
+    guard let current = result, let table = try? IndexTable(current), !table.hasUnusualEntries,
+      let root = try? CacheTree.revalidated(table, against: tree, repository: repository.pointer)
+    else { return }
+    result = IndexFile.replacingCacheTree(current, table: table, root: root)
+  }
 }
 
 /// Stages through libgit2's own index, which it loads whole: the general case the patcher declines.
@@ -625,4 +637,7 @@ private final class LibGit2IndexWriter: IndexWriter {
   func discardChanges() {
     repository.discardIndexChanges()
   }
+
+  /// libgit2 keeps its own tree cache; the general path leaves it to it.
+  func revalidateCacheTree(against tree: OpaquePointer) {}
 }

@@ -241,9 +241,17 @@ extension NoteRepository {
   }
 
   /// The branch, last commit, uncommitted changes and warnings.
+  ///
+  /// One walk of the work tree that trusts the index's stat data, as `git status` does, gives the changes and the
+  /// listings the stray files are found in; the notes' own warnings (broken front matter, shared ids) come from
+  /// the summary of the committed notes (``NoteSummary``) and the notes the walk found changed. When that walk
+  /// cannot answer (something staged, conflicts), libgit2's status and a listing walk answer instead.
   public func status() throws -> RepositoryStatus {
+    var strays = StrayCollector(attachmentFolders: hasAttachmentFolders)
+    let scan = try git.scan { strays.list($0, $1) }
+    let workTree = try scan?.changes ?? git.changesWithoutWalk()
     var changes: [FileChange] = []
-    for entry in try git.changes() {
+    for entry in workTree {
       // Repositories made by `nb init` ignore these; others may still show them to git.
       if AtomicFile.isTemporary(entry.path) { continue }
       if let staged = entry.staged { changes.append(FileChange(path: entry.path, kind: staged, staged: true)) }
@@ -251,20 +259,25 @@ extension NoteRepository {
     }
     let (operation, gitWarnings) = try git.state()
     var warnings = gitWarnings
-    let scanned = scanner.notesAndStrays(in: "", recursive: true)
-    for note in scanned.notes { if let warning = note.warning { warnings.append(warning) } }
-    // Notes sharing an id confuse selectors, history and sync; save fixes a new copy, these two it cannot decide.
-    let byID = Dictionary(grouping: scanned.notes.filter { $0.id != nil }) { $0.id!.lowercased() }
-    for (id, notes) in byID.sorted(by: { $0.key < $1.key }) where notes.count > 1 {
-      let paths = notes.map(\.path).sorted()
-      warnings.append(
-        "\(paths.joined(separator: " and ")) share the id \(id); remove the id line from all but one and run 'nb save'"
-      )
+    let noteWarnings: (notes: [String], duplicates: [String])
+    let found: NoteScanner.Strays
+    if let scan {
+      noteWarnings = try self.noteWarnings(head: scan.head, changes: scan.changes)
+      found = strays.found
+    } else {
+      let scanned = scanner.notesAndStrays(in: "", recursive: true)
+      var notes: [String: NoteSummary.Facts] = [:]
+      for note in scanned.notes { notes[note.path] = NoteSummary.Facts(id: note.id, warning: note.warning) }
+      noteWarnings = NoteSummary.warnings(notes)
+      found = scanned.strays
     }
-    for path in scanned.strays.temporaryFiles {
+    warnings += noteWarnings.notes
+    // Notes sharing an id confuse selectors, history and sync; save fixes a new copy, these two it cannot decide.
+    warnings += noteWarnings.duplicates
+    for path in found.temporaryFiles {
       warnings.append("\(path) is a partial write left by an interrupted nb; nb never commits it, delete it")
     }
-    for path in scanned.strays.orphanedInk {
+    for path in found.orphanedInk {
       let note = String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md"
       warnings.append(
         "\(path) is ink without a note (no \(note)); restore the note, or move the ink beside its note with the same name"
@@ -278,5 +291,76 @@ extension NoteRepository {
     let head = try git.head()
     return RepositoryStatus(
       branch: try git.currentBranch, operation: operation, head: head, changes: changes, warnings: warnings)
+  }
+}
+
+extension NoteRepository {
+  /// The notes' warnings: the committed notes' from their summary, with the notes the work tree changed read from
+  /// the disk instead.
+  fileprivate func noteWarnings(head: String, changes: [WorkTreeChange]) throws -> (
+    notes: [String], duplicates: [String]
+  ) {
+    let folders = hasAttachmentFolders
+    let store = NoteSummary.Store(cacheDirectory: gitDirectory.appendingPathComponent("nb/cache").path)
+    let touched = changes.filter { $0.path.hasSuffix(".md") }
+    if touched.isEmpty, let kept = store.warnings(for: head, attachmentFolders: folders) { return kept }
+    var notes = try noteSummary(at: head).notes
+    if touched.isEmpty { return NoteSummary.warnings(notes) }
+    let isNoteOnDisk = { (path: String) -> Bool in FileSystem.lstatInfo(self.absolute(path))?.isRegular == true }
+    for path in touched.map(\.path) {
+      notes[path] = nil
+      guard FileSystem.lstatInfo(absolute(path))?.isRegular == true,
+        NoteSummary.isNote(path, attachmentFolders: folders, isNote: isNoteOnDisk)
+      else { continue }
+      let note = NoteScanner.readNote(root: root.path, path: path)
+      notes[path] = NoteSummary.Facts(id: note.id, warning: note.warning)
+    }
+    if folders, touched.contains(where: { $0.unstaged == .added || $0.unstaged == .deleted }) {
+      // A note that appeared decides that the `.md` files in its attachment folder are attachments, not notes.
+      notes = notes.filter { NoteSummary.isNote($0.key, attachmentFolders: true, isNote: isNoteOnDisk) }
+    }
+    return NoteSummary.warnings(notes)
+  }
+}
+
+/// The stray files `status` reports, picked out of the listings of the status walk by the rules of a listing's
+/// walk (``NoteScanner``): in directories that are notebooks (no hidden component, not an attachment folder),
+/// temporary files of killed nb processes and ink sidecars without their note.
+struct StrayCollector {
+  let attachmentFolders: Bool
+  private var temporaryFiles: [String] = []
+  private var orphanedInk: [String] = []
+  /// Directories that are not notebooks, so neither is anything below them.
+  private var skipped = Set<String>()
+
+  init(attachmentFolders: Bool) {
+    self.attachmentFolders = attachmentFolders
+  }
+
+  var found: NoteScanner.Strays {
+    NoteScanner.Strays(temporaryFiles: temporaryFiles.sorted(), orphanedInk: orphanedInk.sorted())
+  }
+
+  /// Takes one directory's listing; a directory is listed before the directories in it.
+  mutating func list(_ directory: String, _ names: [String]) {
+    if !directory.isEmpty,
+      RepoPaths.lastComponent(of: directory).hasPrefix(".") || skipped.contains(RepoPaths.directory(of: directory))
+    {
+      skipped.insert(directory)
+      return
+    }
+    let notes = Set(names.filter { $0.hasSuffix(".md") && !$0.hasPrefix(".") })
+    for name in names {
+      if name.hasPrefix(".") {
+        if AtomicFile.isTemporary(name) { temporaryFiles.append(RepoPaths.join(directory, name)) }
+        continue
+      }
+      if name.hasSuffix(RepoPaths.inkSuffix), !notes.contains(String(name.dropLast(RepoPaths.inkSuffix.count)) + ".md") {
+        orphanedInk.append(RepoPaths.join(directory, name))
+      }
+      if attachmentFolders, let owner = RepoPaths.attachmentOwner(ofFolder: name), notes.contains(owner) {
+        skipped.insert(RepoPaths.join(directory, name))
+      }
+    }
   }
 }
