@@ -136,23 +136,43 @@ extension Repository {
 
   /// Stats and hashes each path into an upsert or a removal; stops early (leaving `operations` short) on a file
   /// type the patcher does not write (a fifo, a socket...).
+  ///
+  /// Many paths at once (adopting a folder) go into pack files (`PackWriter`) rather than a loose file each: each
+  /// file is read once, hashed once and compressed once, and the objects land in a few files instead of thousands.
   fileprivate func hashPaths(_ paths: [String], into operations: inout [IndexPatchOperation], hashing: OpaquePointer)
     throws
   {
+    let objects = gitDirectory.appendingPathComponent("objects").path
+    var odb: OpaquePointer?
+    var packer: PackWriter?
+    if paths.count >= Self.packThreshold, isDirectory(objects), git_repository_odb(&odb, hashing) == 0 {
+      packer = PackWriter(objectsDirectory: objects)
+    }
+    defer { git_odb_free(odb) }
     for path in paths {
       let (kind, info) = try workTreeStat(of: path)
       switch kind {
       case .file:
         let type = info.st_mode & S_IFMT
-        guard type == S_IFREG || type == S_IFLNK else { return }
+        guard type == S_IFREG || type == S_IFLNK else {
+          try packer?.finish()
+          return
+        }
         // Stat first, then hash (as libgit2 and git do): a write in between leaves a stat mismatch, so git
         // re-hashes instead of trusting a stale entry. from_workdir applies .gitattributes filters exactly like
         // git_index_add_bypath (both go through git_blob__create_from_paths with filters on).
-        var oid = git_oid()
-        try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, hashing, path))
+        var id: [UInt8]?
+        if let packer, let odb {
+          id = try packedBlob(path, size: Int(info.st_size), symlink: type == S_IFLNK, packer: packer, odb: odb, hashing: hashing)
+        }
+        if id == nil {
+          var oid = git_oid()
+          try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, hashing, path))
+          id = Self.bytes(of: oid)
+        }
         var record = Self.statRecord(info)
         record.mode = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
-        record.id = Self.bytes(of: oid)
+        record.id = id!
         record.path = Array(path.utf8)
         operations.append(.upsert(record))
       case .missing:
@@ -163,6 +183,51 @@ extension Repository {
           message: "\(path) is a directory in the work tree; pass file paths")
       }
     }
+    // Before any tree names these blobs (libgit2 checks that a tree's entries exist).
+    try packer?.finish()
+  }
+
+  /// From this many paths on, `hashPaths` writes pack files: below it a loose file each costs less than a pack.
+  static let packThreshold = 64
+  /// Files larger than this go to libgit2 (which streams them) rather than into a pack buffer.
+  static let packedFileLimit = 8 << 20
+
+  /// Hashes one work-tree file (or a symlink's target) as a blob and adds it to `packer` unless the repository has
+  /// it; its id. nil when the file is for libgit2 instead: a filter applies to it (.gitattributes, core.autocrlf),
+  /// it is large, or it cannot be read as it was stat'ed.
+  private func packedBlob(
+    _ path: String, size: Int, symlink: Bool, packer: PackWriter, odb: OpaquePointer, hashing: OpaquePointer
+  ) throws -> [UInt8]? {
+    let full = workTree.path + "/" + path
+    var content: [UInt8]
+    if symlink {
+      content = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(full, &content, content.count)
+      guard count >= 0, count < content.count else { return nil }
+      content.removeLast(content.count - count)
+    } else {
+      guard size <= Self.packedFileLimit else { return nil }
+      var filters: OpaquePointer?
+      guard git_filter_list_load(&filters, hashing, nil, path, GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT.rawValue) == 0
+      else { return nil }
+      if filters != nil {
+        git_filter_list_free(filters)
+        return nil
+      }
+      guard let bytes = readWholeFile(full, expected: size, limit: Self.packedFileLimit) else { return nil }
+      content = bytes
+    }
+    let id = content.withUnsafeBytes { GitObjectHash.digest(prefix: Array("blob \(content.count)\0".utf8), $0) }
+    var oid = Self.oid(id)
+    if !packer.contains(id), git_odb_exists(odb, &oid) == 0 {
+      try content.withUnsafeBytes { try packer.add(.blob, id: id, data: $0) }
+    }
+    return id
+  }
+
+  private func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
   }
 
   /// Runs `body` with a second handle on this repository whose index is an in-memory one holding only the
@@ -640,4 +705,26 @@ private final class LibGit2IndexWriter: IndexWriter {
 
   /// libgit2 keeps its own tree cache; the general path leaves it to it.
   func revalidateCacheTree(against tree: OpaquePointer) {}
+}
+
+/// The whole file at `full` (not following a symlink), or nil when it cannot be read or outgrows `limit`.
+private func readWholeFile(_ full: String, expected: Int, limit: Int) -> [UInt8]? {
+  let fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+  guard fd >= 0 else { return nil }
+  defer { close(fd) }
+  var bytes = [UInt8](repeating: 0, count: expected + 1)
+  var count = 0
+  while true {
+    if count == bytes.count {
+      guard bytes.count <= limit else { return nil }
+      bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count)))
+    }
+    let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+    if n < 0 && errno == EINTR { continue }
+    if n < 0 { return nil }
+    if n == 0 { break }
+    count += n
+  }
+  bytes.removeLast(bytes.count - count)
+  return bytes
 }

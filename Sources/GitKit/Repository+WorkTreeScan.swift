@@ -123,6 +123,22 @@ enum GitObjectHash {
     bytes.append(contentsOf: content)
     return bytes.withUnsafeBytes { SHA1.hash($0) }
   }
+
+  /// SHA-1 of `prefix` followed by `body`, without copying `body` (which may be megabytes) behind the prefix.
+  static func digest(prefix: [UInt8], _ body: UnsafeRawBufferPointer) -> [UInt8] {
+    precondition(prefix.count < 64)
+    var state = SHA1()
+    // The state advances by whole 64-byte blocks: the first one is the prefix and the body's first bytes.
+    var first = prefix
+    let take = min(body.count, 64 - prefix.count)
+    if take > 0 { first.append(contentsOf: body[0..<take]) }
+    guard first.count == 64 else { return first.withUnsafeBytes { SHA1.hash($0) } }
+    first.withUnsafeBytes { state.updateBlocks($0.baseAddress!, count: 64) }
+    let remaining = body.count - take
+    let blocks = remaining & ~63
+    if blocks > 0 { state.updateBlocks(body.baseAddress! + take, count: blocks) }
+    return state.finish(body.baseAddress.map { $0 + take + blocks }, count: remaining - blocks)
+  }
 }
 
 /// The walk behind `scanWorkTree`: lists each directory once (readdir), stats each entry relative to its open

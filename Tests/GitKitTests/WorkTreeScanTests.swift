@@ -167,3 +167,59 @@ final class WorkTreeScanTests: GitKitTestCase {
     return try run(["write-tree"])
   }
 }
+
+/// Large commits write their blobs as pack files (`PackWriter`) instead of a loose file each.
+final class PackedCommitTests: GitKitTestCase {
+  func testManyFilesLandInAPackThatGitReads() throws {
+    let repo = try makeRepository()
+    var paths: [String] = []
+    var rng = SplitMix64(seed: 11)
+    for i in 0..<(Repository.packThreshold + 40) {
+      let path = "n\(i % 7)/note-\(i).md"
+      try write(path, "note \(i % 50)\n" + String(repeating: "text \(i) ", count: i % 30))
+      paths.append(path)
+    }
+    // Incompressible content larger than the probe (stored blocks), an empty file, a duplicate, a symlink and an
+    // executable.
+    let noise = Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    try noise.write(to: workTree.appendingPathComponent("photo.jpg"))
+    try write("empty.md", "")
+    try write("copy.md", "note 1\n" + String(repeating: "text 1 ", count: 1))
+    XCTAssertEqual(symlink("n0/note-0.md", workTree.appendingPathComponent("link.md").path), 0)
+    try write("run.sh", "#!/bin/sh\n")
+    XCTAssertEqual(chmod(workTree.appendingPathComponent("run.sh").path, 0o755), 0)
+    paths += ["photo.jpg", "empty.md", "copy.md", "link.md", "run.sh"]
+    try repo.commit(paths: paths, message: "adopt")
+
+    try git.fsck()
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    let packs = try FileManager.default.contentsOfDirectory(atPath: workTree.appendingPathComponent(".git/objects/pack").path)
+    XCTAssertEqual(packs.filter { $0.hasSuffix(".idx") }.count, 1, "\(packs)")
+    let verify = try git.run("verify-pack", "-v", ".git/objects/pack/" + packs.first { $0.hasSuffix(".idx") }!)
+    XCTAssertTrue(verify.contains("ok"), verify)
+    // Every blob git would have made, with the same ids.
+    for path in paths where path != "link.md" {
+      XCTAssertEqual(
+        try git.run("rev-parse", "HEAD:\(path)"), try git.run("hash-object", path), path)
+    }
+    XCTAssertEqual(try git.run("cat-file", "-p", "HEAD:link.md"), "n0/note-0.md")
+    XCTAssertEqual(try git.run("ls-tree", "HEAD", "run.sh").prefix(6), "100755")
+    XCTAssertEqual(try git.result(["cat-file", "blob", "HEAD:photo.jpg"]).stdoutData, noise)
+  }
+
+  func testFilteredFilesGoThroughLibgit2() throws {
+    let repo = try makeRepository()
+    try write(".gitattributes", "*.txt text eol=lf\n")
+    try repo.commit(paths: [".gitattributes"], message: "attributes")
+    var paths: [String] = []
+    for i in 0..<(Repository.packThreshold + 1) {
+      let path = "t\(i).txt"
+      try write(path, "line one\r\nline two \(i)\r\n")
+      paths.append(path)
+    }
+    try repo.commit(paths: paths, message: "crlf")
+    try git.fsck()
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertEqual(try git.run("cat-file", "-p", "HEAD:t3.txt"), "line one\nline two 3\n")
+  }
+}

@@ -114,7 +114,24 @@ extension NoteRepository {
         Set(changes.map(\.path).filter { !AtomicFile.isTemporary($0) && options.leaveOut?($0) != true })
       ).sorted()
       let head = try git.headID()
-      var stamped: [(path: String, text: String, id: String, read: FileSystem.Info?)] = []
+      // Stamped notes wait here until a batch is full, then are written: the texts of a whole adopted folder are
+      // never all in memory at once.
+      var pending: [(path: String, text: String, id: String, read: FileSystem.Info?, old: Data)] = []
+      var stamped: [String] = []
+      var changedAgain: [String] = []
+      // Right before writing: a note whose size, time or inode moved since it was read is being written by someone
+      // else; stamping it would overwrite their newer bytes (the rename itself is atomic).
+      func writePending() throws {
+        let moving = pending.filter { FileSystem.lstatInfo(absolute($0.path)) != $0.read }.map(\.path)
+        changedAgain += moving
+        if !moving.isEmpty { pending.removeAll { moving.contains($0.path) } }
+        try tx.write(all: pending.map { ($0.path, Data($0.text.utf8), $0.old) })
+        for note in pending { tx.note(note.id) }
+        stamped += pending.map(\.path)
+        pending.removeAll()
+      }
+      // Moves are looked for only among the deletions, found once.
+      let deletions = changes.filter { $0.unstaged == .deleted || $0.staged == .deleted }
       var removed: [String] = []
       var plain: [String] = []
       var inkOnly: [String] = []
@@ -161,8 +178,7 @@ extension NoteRepository {
           let read = FileSystem.lstatInfo(absolute(path))
           let text = try readText(path)
           // A file moved by hand (same bytes at a new path) is not a content change: commit it as it is.
-          if let head, let source = try unchangedMoveSource(path: path, text: text, removedCandidates: changes, head: head)
-          {
+          if let head, let source = try unchangedMoveSource(path: path, text: text, deleted: deletions, head: head) {
             moved.append(SaveResult.Move(from: source, to: path))
             plain.append(path)
             continue
@@ -179,7 +195,8 @@ extension NoteRepository {
           }
           let result = try stamp(path, text: text, newID: original != nil)
           if let original { newIDs.append(SaveResult.Copy(path: path, original: original)) }
-          stamped.append((path, result.text, result.id, read))
+          pending.append((path, result.text, result.id, read, Data(text.utf8)))
+          if pending.count >= 256 { try writePending() }
         } catch let error as NoteStoreError where error.isUnreadableFile {
           if !options.leaveUnstampable { plain.append(path) }
           unstamped.append(error)
@@ -189,19 +206,15 @@ extension NoteRepository {
       for path in inkOnly {
         do {
           let read = FileSystem.lstatInfo(absolute(path))
-          let result = try stamp(path, text: try readText(path))
-          stamped.append((path, result.text, result.id, read))
+          let text = try readText(path)
+          let result = try stamp(path, text: text)
+          pending.append((path, result.text, result.id, read, Data(text.utf8)))
         } catch let error as NoteStoreError where error.isUnreadableFile {
           // The drawing is committed; its note, which nb cannot stamp, stays as it is.
           unstamped.append(error)
         }
       }
-      // Right before writing: a note whose size, time or inode moved since it was read is being written by someone
-      // else; stamping it would overwrite their newer bytes (the rename itself is atomic).
-      let changedAgain = stamped.filter { FileSystem.lstatInfo(absolute($0.path)) != $0.read }.map(\.path)
-      stamped.removeAll { changedAgain.contains($0.path) }
-      try tx.write(all: stamped.map { ($0.path, Data($0.text.utf8)) })
-      for note in stamped { tx.note(note.id) }
+      try writePending()
       for path in removed + plain { tx.touch(path) }
       let left = Set(changedAgain).union(options.leaveUnstampable ? unstamped.compactMap { $0.location?.path } : [])
       let committedPaths = paths.filter { !left.contains($0) }
@@ -213,7 +226,7 @@ extension NoteRepository {
           + (removed.count + plain.count > 0
             ? " and \(counted(removed.count + plain.count, "other change"))" : "")
       return SaveResult(
-        paths: committedPaths, notes: stamped.map(\.path), removed: removed, unstamped: unstamped,
+        paths: committedPaths, notes: stamped, removed: removed, unstamped: unstamped,
         newIDs: newIDs.filter { !left.contains($0.path) },
         added: Set(changes.filter { $0.unstaged == .added || $0.staged == .added }.map(\.path))
           .intersection(committedPaths).sorted(),
@@ -227,9 +240,8 @@ extension NoteRepository {
 
   /// The deleted note a new file is a byte-for-byte move of, if it is one.
   private func unchangedMoveSource(
-    path: String, text: String, removedCandidates: [WorkTreeChange], head: String
+    path: String, text: String, deleted: [WorkTreeChange], head: String
   ) throws -> String? {
-    let deleted = removedCandidates.filter { $0.unstaged == .deleted || $0.staged == .deleted }
     guard !deleted.isEmpty, try git.file(at: path, in: head) == nil else { return nil }
     let bytes = Data(text.utf8)
     for candidate in deleted where RepoPaths.isNotePath(candidate.path) {
