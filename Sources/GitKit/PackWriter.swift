@@ -30,7 +30,7 @@ final class PackWriter {
   private(set) var packs = 0
 
   /// nil when zlib cannot be loaded.
-  init?(objectsDirectory: String, limit: Int = 32 << 20) {
+  init?(objectsDirectory: String, limit: Int = 16 << 20) {
     guard let zlib = Zlib.shared, let stream = Zlib.Stream(zlib, level: 1) else { return nil }
     self.zlib = zlib
     self.stream = stream

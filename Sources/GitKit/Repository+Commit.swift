@@ -206,16 +206,29 @@ extension Repository {
       guard count >= 0, count < content.count else { return nil }
       content.removeLast(content.count - count)
     } else {
-      guard size <= Self.packedFileLimit else { return nil }
-      var filters: OpaquePointer?
-      guard git_filter_list_load(&filters, hashing, nil, path, GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT.rawValue) == 0
+      guard size <= Self.packedFileLimit,
+        let bytes = readWholeFile(full, expected: size, limit: Self.packedFileLimit)
       else { return nil }
-      if filters != nil {
-        git_filter_list_free(filters)
-        return nil
-      }
-      guard let bytes = readWholeFile(full, expected: size, limit: Self.packedFileLimit) else { return nil }
       content = bytes
+      // libgit2's filters towards the repository are end-of-line conversion (CRLF to LF) and `ident` ($Id$):
+      // neither changes bytes without a CR or a "$Id", whatever .gitattributes says, so only such files need their
+      // filters looked up (which stats every attribute file above the path) and applied.
+      if Self.mayNeedFilters(content) {
+        var filters: OpaquePointer?
+        guard git_filter_list_load(&filters, hashing, nil, path, GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT.rawValue) == 0
+        else { return nil }
+        if let filters {
+          defer { git_filter_list_free(filters) }
+          var buffer = git_buf()
+          defer { git_buf_dispose(&buffer) }
+          let rc = content.withUnsafeBytes { raw in
+            git_filter_list_apply_to_buffer(
+              &buffer, filters, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count)
+          }
+          guard rc == 0 else { return nil }
+          content = buffer.ptr.map { Array(UnsafeRawBufferPointer(start: $0, count: buffer.size)) } ?? []
+        }
+      }
     }
     let id = content.withUnsafeBytes { GitObjectHash.digest(prefix: Array("blob \(content.count)\0".utf8), $0) }
     var oid = Self.oid(id)
@@ -223,6 +236,21 @@ extension Repository {
       try content.withUnsafeBytes { try packer.add(.blob, id: id, data: $0) }
     }
     return id
+  }
+
+  /// Whether a filter could change `content` on its way into the repository: it holds a CR or `$Id`.
+  static func mayNeedFilters(_ content: [UInt8]) -> Bool {
+    content.withUnsafeBytes { raw in
+      guard let base = raw.baseAddress, raw.count > 0 else { return false }
+      if memchr(base, 0x0D, raw.count) != nil { return true }
+      var offset = 0
+      while offset < raw.count, let dollar = memchr(base + offset, 0x24, raw.count - offset) {
+        let at = base.distance(to: UnsafeRawPointer(dollar))
+        if at + 3 <= raw.count, raw[at + 1] == 0x49, raw[at + 2] == 0x64 { return true }
+        offset = at + 1
+      }
+      return false
+    }
   }
 
   private func isDirectory(_ path: String) -> Bool {

@@ -48,7 +48,9 @@ extension Repository {
       table: table, root: workTree.path, trustCtime: trustCtime,
       racyCutoff: (loaded.identity.mtimeSeconds, loaded.identity.mtimeNanoseconds),
       isIgnored: { [self] path in (try? isIgnored(path)) ?? false }, onDirectory: onDirectory)
-    guard walker.run() else { return nil }
+    // Threads pay off once there is enough to stat; below that, starting them costs more than they save.
+    let workers = table.entries.count >= 2_000 ? min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) : 1
+    guard walker.run(workers: workers) else { return nil }
 
     var entries = walker.changes
     if !walker.toHash.isEmpty {
@@ -143,24 +145,46 @@ enum GitObjectHash {
 
 /// The walk behind `scanWorkTree`: lists each directory once (readdir), stats each entry relative to its open
 /// directory (fstatat: no path resolution per file), and merges the listing with the index's entries for that
-/// directory.
-private final class WorkTreeWalker {
+/// directory. Directories are jobs on a queue that `workers` threads take from, as git's preload stats the index
+/// on several threads: most of a status is the kernel's stat, which runs in parallel.
+private final class WorkTreeWalker: @unchecked Sendable {
   struct HashCandidate {
     var entry: Int
     var path: String
     var symlink: Bool
   }
 
+  /// A directory to walk: its relative path (empty, or ending in `/`) and the index entries below it.
+  private struct Job {
+    var prefix: [UInt8]
+    var range: Range<Int>
+  }
+
+  /// What one worker found.
+  private struct Found {
+    var changes: [StatusEntry] = []
+    var toHash: [HashCandidate] = []
+  }
+
   let table: IndexTable
   let root: String
   let trustCtime: Bool
   let racyCutoff: (seconds: Int, nanoseconds: Int)
-  let isIgnored: (String) -> Bool
-  let onDirectory: ((String, [String]) -> Void)?
-  var changes: [StatusEntry] = []
-  var toHash: [HashCandidate] = []
+  private let isIgnoredCall: (String) -> Bool
+  private let onDirectory: ((String, [String]) -> Void)?
+  private(set) var changes: [StatusEntry] = []
+  private(set) var toHash: [HashCandidate] = []
+
+  private var rootFD: Int32 = -1
+  /// Guards the queue, `busy`, `declined` and the merged results.
+  private let condition = NSCondition()
+  private var jobs: [Job] = []
+  /// Workers holding a job (whose subdirectories may still be queued).
+  private var busy = 0
   /// Set when something turned up that the walk does not model; the caller then asks libgit2.
-  var declined = false
+  private var declined = false
+  /// libgit2's repository is not for concurrent use, and listings reach their caller one at a time, parents first.
+  private let callbackLock = NSLock()
 
   init(
     table: IndexTable, root: String, trustCtime: Bool, racyCutoff: (Int, Int), isIgnored: @escaping (String) -> Bool,
@@ -170,16 +194,76 @@ private final class WorkTreeWalker {
     self.root = root
     self.trustCtime = trustCtime
     self.racyCutoff = racyCutoff
-    self.isIgnored = isIgnored
+    self.isIgnoredCall = isIgnored
     self.onDirectory = onDirectory
   }
 
   /// False when the walk declined.
-  func run() -> Bool {
-    let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard fd >= 0 else { return false }
-    walk(fd, prefix: [], range: 0..<table.entries.count)
+  func run(workers: Int) -> Bool {
+    rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard rootFD >= 0 else { return false }
+    defer { close(rootFD) }
+    jobs = [Job(prefix: [], range: 0..<table.entries.count)]
+    if workers <= 1 {
+      work()
+    } else {
+      DispatchQueue.concurrentPerform(iterations: workers) { _ in work() }
+    }
     return !declined
+  }
+
+  private func work() {
+    var found = Found()
+    while let job = take() {
+      walk(job, into: &found)
+      condition.lock()
+      busy -= 1
+      if busy == 0 && jobs.isEmpty { condition.broadcast() }
+      condition.unlock()
+    }
+    condition.lock()
+    changes += found.changes
+    toHash += found.toHash
+    condition.unlock()
+  }
+
+  /// The next directory, waiting while others may still queue some; nil when the walk is over.
+  private func take() -> Job? {
+    condition.lock()
+    defer { condition.unlock() }
+    while jobs.isEmpty && busy > 0 && !declined { condition.wait() }
+    guard !declined, let job = jobs.popLast() else {
+      condition.broadcast()
+      return nil
+    }
+    busy += 1
+    return job
+  }
+
+  private func enqueue(_ job: Job) {
+    condition.lock()
+    jobs.append(job)
+    condition.signal()
+    condition.unlock()
+  }
+
+  private func decline() {
+    condition.lock()
+    declined = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  private var hasDeclined: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return declined
+  }
+
+  private func isIgnored(_ path: String) -> Bool {
+    callbackLock.lock()
+    defer { callbackLock.unlock() }
+    return isIgnoredCall(path)
   }
 
   /// One directory-listing entry.
@@ -191,12 +275,21 @@ private final class WorkTreeWalker {
 
   private typealias Child = IndexTable.Child
 
-  /// Walks the directory open at `fd` (which this closes), relative path `prefix` (empty, or ending in `/`),
-  /// against the index entries `range` (those below it).
-  private func walk(_ fd: Int32, prefix: [UInt8], range: Range<Int>) {
-    guard let dir = fdopendir(fd) else {
-      close(fd)
-      declined = true
+  /// Lists the directory of `job` and merges the listing with its index entries; subdirectories become jobs.
+  private func walk(_ job: Job, into found: inout Found) {
+    let prefix = job.prefix
+    if hasDeclined { return }
+    // Opened from the root by its relative path: a job waiting on the queue holds no descriptor.
+    let fd = prefix.isEmpty
+      ? openat(rootFD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      : String(decoding: prefix.dropLast(), as: UTF8.self).withCString {
+        openat(rootFD, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      }
+    guard fd >= 0, let dir = fdopendir(fd) else {
+      if fd >= 0 { close(fd) }
+      // A directory of the index that vanished or turned into something else since its parent was listed.
+      if job.range.isEmpty { return }
+      decline()
       return
     }
     defer { closedir(dir) }
@@ -215,20 +308,24 @@ private final class WorkTreeWalker {
         }
       }
     }
-    let children = indexChildren(prefix: prefix, range: range)
+    let children = indexChildren(prefix: prefix, range: job.range)
     let dirFD = dirfd(dir)
+    var stop = false
     buffer.withUnsafeBufferPointer { all in
       func bytes(_ n: Name) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: all[n.start..<(n.start + n.count)])
       }
       names.sort { IndexFile.compare(bytes($0), bytes($1)) < 0 }
       if let onDirectory {
-        onDirectory(String(decoding: prefix.dropLast(), as: UTF8.self), names.map { String(decoding: bytes($0), as: UTF8.self) })
+        let listing = names.map { String(decoding: bytes($0), as: UTF8.self) }
+        callbackLock.lock()
+        onDirectory(String(decoding: prefix.dropLast(), as: UTF8.self), listing)
+        callbackLock.unlock()
       }
       table.paths.withUnsafeBufferPointer { paths in
         var n = 0
         var c = 0
-        while !declined && (n < names.count || c < children.count) {
+        while !stop && (n < names.count || c < children.count) {
           let order: Int
           if n == names.count {
             order = 1
@@ -244,18 +341,19 @@ private final class WorkTreeWalker {
             n += 1
             // The repository's own directory (a file in a linked worktree) is never part of the work tree.
             if prefix.isEmpty && bytes(name).elementsEqual(Self.dotGit) { continue }
-            untracked(dirFD, name: bytes(name), type: name.type, prefix: prefix)
+            stop = !untracked(dirFD, name: bytes(name), type: name.type, prefix: prefix, into: &found)
           } else if order > 0 {
-            deleted(children[c])
+            deleted(children[c], into: &found)
             c += 1
           } else {
-            tracked(dirFD, name: bytes(names[n]), child: children[c], prefix: prefix)
+            stop = !tracked(dirFD, name: bytes(names[n]), child: children[c], prefix: prefix, into: &found)
             n += 1
             c += 1
           }
         }
       }
     }
+    if stop { decline() }
   }
 
   private static let dotGit: [UInt8] = Array(".git".utf8)
@@ -279,9 +377,9 @@ private final class WorkTreeWalker {
   }
 
   /// Every index entry of `child` is gone from the work tree.
-  private func deleted(_ child: Child) {
+  private func deleted(_ child: Child, into found: inout Found) {
     for i in child.range {
-      changes.append(StatusEntry(path: table.pathString(table.entries[i]), staged: nil, unstaged: .deleted))
+      found.changes.append(StatusEntry(path: table.pathString(table.entries[i]), staged: nil, unstaged: .deleted))
     }
   }
 
@@ -290,42 +388,36 @@ private final class WorkTreeWalker {
     UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self)
   }
 
-  private func tracked(_ dirFD: Int32, name: UnsafeBufferPointer<UInt8>, child: Child, prefix: [UInt8]) {
+  /// A name the index has. False when the walk must decline.
+  private func tracked(
+    _ dirFD: Int32, name: UnsafeBufferPointer<UInt8>, child: Child, prefix: [UInt8], into found: inout Found
+  ) -> Bool {
     var info = stat()
     guard fstatat(dirFD, cName(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else {
       // Gone between the listing and the stat: as if never listed.
-      deleted(child)
-      return
+      deleted(child, into: &found)
+      return true
     }
     let type = info.st_mode & S_IFMT
     if child.entry < 0 {
-      guard type == S_IFDIR else {
-        declined = true  // a file where the index has a directory
-        return
-      }
-      let sub = openat(dirFD, cName(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-      guard sub >= 0 else {
-        declined = true
-        return
-      }
-      walk(sub, prefix: prefix + Array(name) + [0x2F], range: child.range)
-      return
+      // A file where the index has a directory: libgit2 reports that.
+      guard type == S_IFDIR else { return false }
+      enqueue(Job(prefix: prefix + Array(name) + [0x2F], range: child.range))
+      return true
     }
     let e = table.entries[child.entry]
     let indexMode = table.mode(e)
+    // A directory or device where the index has a file, or a submodule: libgit2 reports those.
     guard type == S_IFREG || type == S_IFLNK, indexMode == 0o100644 || indexMode == 0o100755 || indexMode == 0o120000
-    else {
-      declined = true  // a directory or device where the index has a file, or a submodule
-      return
-    }
+    else { return false }
     let workMode: UInt32 = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
     if (workMode == 0o120000) != (indexMode == 0o120000) {
-      changes.append(StatusEntry(path: relative(prefix, name), staged: nil, unstaged: .typeChange))
-      return
+      found.changes.append(StatusEntry(path: relative(prefix, name), staged: nil, unstaged: .typeChange))
+      return true
     }
     if workMode != indexMode {
-      changes.append(StatusEntry(path: relative(prefix, name), staged: nil, unstaged: .modified))
-      return
+      found.changes.append(StatusEntry(path: relative(prefix, name), staged: nil, unstaged: .modified))
+      return true
     }
     let size = UInt32(truncatingIfNeeded: info.st_size)
     let indexSize = table.size(e)
@@ -342,44 +434,43 @@ private final class WorkTreeWalker {
     let racy =
       seconds > racyCutoff.seconds
       || (seconds == racyCutoff.seconds && Int(table.mtimeNanoseconds(e)) >= racyCutoff.nanoseconds)
-    if statMatches && !racy { return }
+    if statMatches && !racy { return true }
     // As git does: a different size of a regular file whose recorded size is real (not zeroed) is a change.
     if type == S_IFREG, indexSize != 0, size != indexSize {
-      changes.append(StatusEntry(path: relative(prefix, name), staged: nil, unstaged: .modified))
-      return
+      found.changes.append(StatusEntry(path: relative(prefix, name), staged: nil, unstaged: .modified))
+      return true
     }
-    toHash.append(HashCandidate(entry: child.entry, path: relative(prefix, name), symlink: type == S_IFLNK))
+    found.toHash.append(HashCandidate(entry: child.entry, path: relative(prefix, name), symlink: type == S_IFLNK))
+    return true
   }
 
   /// A name the index does not have: an untracked file, or a directory to search for untracked files, unless
-  /// ignored.
-  private func untracked(_ dirFD: Int32, name: UnsafeBufferPointer<UInt8>, type: UInt8, prefix: [UInt8]) {
+  /// ignored. False when the walk must decline.
+  private func untracked(
+    _ dirFD: Int32, name: UnsafeBufferPointer<UInt8>, type: UInt8, prefix: [UInt8], into found: inout Found
+  ) -> Bool {
     var kind = Int32(type)
     if kind == Int32(DT_UNKNOWN) {
       var info = stat()
-      guard fstatat(dirFD, cName(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+      guard fstatat(dirFD, cName(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else { return true }
       switch info.st_mode & S_IFMT {
       case S_IFDIR: kind = Int32(DT_DIR)
       case S_IFREG: kind = Int32(DT_REG)
       case S_IFLNK: kind = Int32(DT_LNK)
-      default: return
+      default: return true
       }
     }
     let path = relative(prefix, name)
     switch kind {
     case Int32(DT_REG), Int32(DT_LNK):
-      if !isIgnored(path) { changes.append(StatusEntry(path: path, staged: nil, unstaged: .added)) }
+      if !isIgnored(path) { found.changes.append(StatusEntry(path: path, staged: nil, unstaged: .added)) }
     case Int32(DT_DIR):
-      if name.elementsEqual(Self.dotGit) {
-        declined = true  // a nested repository: git shows it as one entry
-        return
-      }
-      if isIgnored(path) { return }
-      let sub = openat(dirFD, cName(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-      guard sub >= 0 else { return }
-      walk(sub, prefix: prefix + Array(name) + [0x2F], range: 0..<0)
+      // A nested repository: git shows it as one entry.
+      if name.elementsEqual(Self.dotGit) { return false }
+      if !isIgnored(path) { enqueue(Job(prefix: prefix + Array(name) + [0x2F], range: 0..<0)) }
     default:
-      return  // fifos, sockets, devices: git does not track them
+      break  // fifos, sockets, devices: git does not track them
     }
+    return true
   }
 }

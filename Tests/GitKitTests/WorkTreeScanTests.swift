@@ -144,6 +144,35 @@ final class WorkTreeScanTests: GitKitTestCase {
     XCTAssertEqual(listed[""], [".git", ".gitignore", "a.md", "b.md", "dir", "dir.md", "ignored", "other", "untracked", "z.md"])
   }
 
+  func testALargeTreeWalkedOnSeveralThreadsAgrees() throws {
+    // Enough entries for the walk to start its threads.
+    var paths: [String] = []
+    for i in 0..<2_400 {
+      let path = "many/d\(i % 40)/s\(i % 7)/n\(i).md"
+      try write(path, "note \(i)\n")
+      paths.append(path)
+    }
+    try repo.commit(paths: paths, message: "many")
+    try setIndexTime(secondsFromNow: 10)
+    XCTAssertEqual(try repo.scanWorkTree()?.entries, [])
+    try write("many/d3/s3/n3.md", "changed 3\n")
+    try write("many/d5/s5/n5.md", "note 5\n")  // same bytes, new stat data: hashed, unchanged
+    try remove("many/d7/s0/n7.md")
+    try remove("many/d9")
+    try write("many/d1/new/x.md", "new\n")
+    try write("many/d2/s2/y.tmp", "ignored\n")
+    try assertAgrees()
+    var listed: [String] = []
+    let scan = try XCTUnwrap(try repo.scanWorkTree { directory, _ in listed.append(directory) })
+    XCTAssertEqual(scan.entries.count, 1 + 1 + 60 + 1)
+    // Every directory once, each after the one it is in.
+    XCTAssertEqual(Set(listed).count, listed.count)
+    for (i, directory) in listed.enumerated() where directory.contains("/") {
+      let parent = String(directory[..<directory.lastIndex(of: "/")!])
+      XCTAssertTrue(listed[..<i].contains(parent), "\(directory) before \(parent)")
+    }
+  }
+
   /// The tree git computes from the index's entries alone, ignoring its cache tree.
   private func freshWriteTree() throws -> String {
     let entries = try git.run("ls-files", "-s")
@@ -207,7 +236,7 @@ final class PackedCommitTests: GitKitTestCase {
     XCTAssertEqual(try git.result(["cat-file", "blob", "HEAD:photo.jpg"]).stdoutData, noise)
   }
 
-  func testFilteredFilesGoThroughLibgit2() throws {
+  func testFilteredFilesAreStoredAsGitStoresThem() throws {
     let repo = try makeRepository()
     try write(".gitattributes", "*.txt text eol=lf\n")
     try repo.commit(paths: [".gitattributes"], message: "attributes")

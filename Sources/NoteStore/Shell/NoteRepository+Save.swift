@@ -273,8 +273,8 @@ extension NoteRepository {
     var warnings = gitWarnings
     let noteWarnings: (notes: [String], duplicates: [String])
     let found: NoteScanner.Strays
-    if let scan {
-      noteWarnings = try self.noteWarnings(head: scan.head, changes: scan.changes)
+    if let scan, let fromSummary = try self.noteWarnings(head: scan.head, changes: scan.changes) {
+      noteWarnings = fromSummary
       found = strays.found
     } else {
       let scanned = scanner.notesAndStrays(in: "", recursive: true)
@@ -308,15 +308,16 @@ extension NoteRepository {
 
 extension NoteRepository {
   /// The notes' warnings: the committed notes' from their summary, with the notes the work tree changed read from
-  /// the disk instead.
+  /// the disk instead. nil when a note appeared or vanished beside its attachment folder, which changes whether
+  /// the `.md` files in it are notes: a listing's walk answers that exactly.
   fileprivate func noteWarnings(head: String, changes: [WorkTreeChange]) throws -> (
     notes: [String], duplicates: [String]
-  ) {
+  )? {
     let folders = hasAttachmentFolders
     let store = NoteSummary.Store(cacheDirectory: gitDirectory.appendingPathComponent("nb/cache").path)
     let touched = changes.filter { $0.path.hasSuffix(".md") }
     if touched.isEmpty, let kept = store.warnings(for: head, attachmentFolders: folders) { return kept }
-    var notes = try noteSummary(at: head).notes
+    var notes = try noteSummary(at: head, dirty: Set(changes.map(\.path))).notes
     if touched.isEmpty { return NoteSummary.warnings(notes) }
     let isNoteOnDisk = { (path: String) -> Bool in FileSystem.lstatInfo(self.absolute(path))?.isRegular == true }
     for path in touched.map(\.path) {
@@ -327,9 +328,13 @@ extension NoteRepository {
       let note = NoteScanner.readNote(root: root.path, path: path)
       notes[path] = NoteSummary.Facts(id: note.id, warning: note.warning)
     }
-    if folders, touched.contains(where: { $0.unstaged == .added || $0.unstaged == .deleted }) {
-      // A note that appeared decides that the `.md` files in its attachment folder are attachments, not notes.
-      notes = notes.filter { NoteSummary.isNote($0.key, attachmentFolders: true, isNote: isNoteOnDisk) }
+    if folders,
+      touched.contains(where: { change in
+        (change.unstaged == .added || change.unstaged == .deleted)
+          && FileSystem.lstatInfo(absolute(RepoPaths.attachmentFolder(of: change.path)))?.isDirectory == true
+      })
+    {
+      return nil
     }
     return NoteSummary.warnings(notes)
   }
@@ -353,26 +358,44 @@ struct StrayCollector {
     NoteScanner.Strays(temporaryFiles: temporaryFiles.sorted(), orphanedInk: orphanedInk.sorted())
   }
 
-  /// Takes one directory's listing; a directory is listed before the directories in it.
+  /// Takes one directory's listing; a directory is listed before the directories in it. Called for every
+  /// directory of the work tree, so it looks at bytes, and builds the set of the listing's notes only when an ink
+  /// file or a `.files` folder needs it.
   mutating func list(_ directory: String, _ names: [String]) {
-    if !directory.isEmpty,
-      RepoPaths.lastComponent(of: directory).hasPrefix(".") || skipped.contains(RepoPaths.directory(of: directory))
-    {
-      skipped.insert(directory)
-      return
+    if !directory.isEmpty {
+      let bytes = directory.utf8
+      let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+      let nameStart = slash.map { bytes.index(after: $0) } ?? bytes.startIndex
+      let parent = slash.map { String(directory.utf8[..<$0])! } ?? ""
+      if bytes[nameStart] == UInt8(ascii: ".") || skipped.contains(parent) {
+        skipped.insert(directory)
+        return
+      }
     }
-    let notes = Set(names.filter { $0.hasSuffix(".md") && !$0.hasPrefix(".") })
+    var notes: Set<String>?
     for name in names {
-      if name.hasPrefix(".") {
+      let first = name.utf8.first
+      if first == UInt8(ascii: ".") {
         if AtomicFile.isTemporary(name) { temporaryFiles.append(RepoPaths.join(directory, name)) }
         continue
       }
-      if name.hasSuffix(RepoPaths.inkSuffix), !notes.contains(String(name.dropLast(RepoPaths.inkSuffix.count)) + ".md") {
+      let isInk = Self.endsWith(name, RepoPaths.inkSuffix)
+      let isFolder = attachmentFolders && Self.endsWith(name, RepoPaths.attachmentSuffix)
+      guard isInk || isFolder else { continue }
+      if notes == nil { notes = Set(names.filter { $0.hasSuffix(".md") && !$0.hasPrefix(".") }) }
+      if isInk, !notes!.contains(String(name.dropLast(RepoPaths.inkSuffix.count)) + ".md") {
         orphanedInk.append(RepoPaths.join(directory, name))
       }
-      if attachmentFolders, let owner = RepoPaths.attachmentOwner(ofFolder: name), notes.contains(owner) {
+      if isFolder, let owner = RepoPaths.attachmentOwner(ofFolder: name), notes!.contains(owner) {
         skipped.insert(RepoPaths.join(directory, name))
       }
     }
+  }
+
+  /// `hasSuffix` by bytes: String's compares by Unicode canonical equivalence, too slow for every file's name.
+  private static func endsWith(_ name: String, _ suffix: String) -> Bool {
+    let bytes = name.utf8
+    let tail = suffix.utf8
+    return bytes.count >= tail.count && bytes.suffix(tail.count).elementsEqual(tail)
   }
 }

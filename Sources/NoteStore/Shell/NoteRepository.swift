@@ -256,6 +256,25 @@ public final class NoteRepository {
     }
   }
 
+  /// ``checkInside(_:)`` for many paths: each directory's real path is resolved once (a resolution reads every
+  /// component's link, six system calls per file at a typical depth), and only a file that is itself a symbolic
+  /// link is resolved on its own.
+  func checkInside(all relatives: [String]) throws {
+    var checked = Set<String>()
+    for relative in relatives {
+      let full = absolute(relative)
+      if let info = FileSystem.lstatInfo(full), info.isSymlink {
+        try checkInside(relative)
+        continue
+      }
+      let directory = RepoPaths.directory(of: relative)
+      if checked.insert(directory).inserted {
+        // The directory stands for the file: a missing file resolves through its nearest existing ancestor.
+        try checkInside(directory.isEmpty ? "." : directory)
+      }
+    }
+  }
+
   // MARK: - Changing: one lock, one commit, all or nothing
 
   /// Runs `body` under the repository lock, then commits what it recorded in one commit. If anything fails, every
@@ -368,9 +387,10 @@ struct Transaction {
     while start < files.count {
       var batch: [(path: String, full: String, data: Data, old: Data?)] = []
       var bytes = 0
-      while start + batch.count < files.count, batch.count < 512, bytes < 8 << 20 {
+      let end = min(files.count, start + 512)
+      try repository.checkInside(all: files[start..<end].map(\.path))
+      while start + batch.count < end, bytes < 8 << 20 {
         let file = files[start + batch.count]
-        try repository.checkInside(file.path)
         let full = repository.absolute(file.path)
         let old = file.old ?? (try? FileSystem.read(full))
         bytes += old?.count ?? 0

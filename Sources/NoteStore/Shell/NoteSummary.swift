@@ -145,10 +145,10 @@ struct NoteSummary {
 }
 
 extension NoteRepository {
-  /// The summary of the notes of `commit` (whose tree the index holds): the kept one when it describes `commit`,
-  /// else the kept one brought forward by the notes that changed since, else one read from scratch; saved when it
-  /// changed.
-  func noteSummary(at commit: String) throws -> NoteSummary {
+  /// The summary of the notes of `commit` (whose tree the index holds, `dirty` the paths the work tree changed):
+  /// the kept one when it describes `commit`, else the kept one brought forward by the notes that changed since,
+  /// else one made from scratch; saved when it changed.
+  func noteSummary(at commit: String, dirty: Set<String>) throws -> NoteSummary {
     let store = NoteSummary.Store(cacheDirectory: gitDirectory.appendingPathComponent("nb/cache").path)
     let folders = hasAttachmentFolders
     var summary: NoteSummary
@@ -158,15 +158,28 @@ extension NoteRepository {
       if kept.commit == commit { return kept }
       summary = forward
     } else {
-      summary = NoteSummary(commit: commit, attachmentFolders: folders, notes: [:])
-      let files = try git.snapshot(of: commit)
-      let isNote = { (path: String) -> Bool in files[path].map { $0.mode == .file || $0.mode == .executable } ?? false }
-      for (path, file) in files where file.mode == .file || file.mode == .executable {
-        guard NoteSummary.isNote(path, attachmentFolders: folders, isNote: isNote) else { continue }
-        summary.notes[path] = NoteSummary.facts(path: path, data: try git.read(file))
-      }
+      summary = try fromScratch(commit: commit, dirty: dirty)
     }
     store.save(summary, warnings: NoteSummary.warnings(summary.notes))
+    return summary
+  }
+
+  /// Every note of `commit`: those the work tree holds unchanged read as a listing reads them (through its cache,
+  /// so usually without reading the files), the others from their blobs. The index holds `commit`'s tree, so its
+  /// paths are the tree's.
+  private func fromScratch(commit: String, dirty: Set<String>) throws -> NoteSummary {
+    var summary = NoteSummary(commit: commit, attachmentFolders: hasAttachmentFolders, notes: [:])
+    let tracked = Set(try git.trackedPaths().filter { $0.hasSuffix(".md") })
+    let isTracked = { (path: String) -> Bool in tracked.contains(path) }
+    for note in scanner.notes(in: "", recursive: true) where tracked.contains(note.path) && !dirty.contains(note.path) {
+      summary.notes[note.path] = NoteSummary.Facts(id: note.id, warning: note.warning)
+    }
+    for path in tracked where summary.notes[path] == nil {
+      guard NoteSummary.isNote(path, attachmentFolders: hasAttachmentFolders, isNote: isTracked),
+        let file = try git.file(at: path, in: commit)
+      else { continue }
+      summary.notes[path] = NoteSummary.facts(path: path, data: try git.read(file))
+    }
     return summary
   }
 
@@ -187,7 +200,10 @@ extension NoteRepository {
       isNoteCache[path] = found
       return found
     }
-    for path in try git.changedPaths(from: summary.commit, to: commit) where path.hasSuffix(".md") {
+    let changed = try git.changedPaths(from: summary.commit, to: commit).filter { $0.hasSuffix(".md") }
+    // Past a few thousand notes, reading through the listing cache (fromScratch) beats a blob lookup each.
+    if changed.count > 2_000 { return nil }
+    for path in changed {
       let file = try git.file(at: path, in: commit)
       if folders, try git.hasDirectory(at: String(path.dropLast(3)) + RepoPaths.attachmentSuffix, in: commit)
         || (try git.hasDirectory(at: String(path.dropLast(3)) + RepoPaths.attachmentSuffix, in: summary.commit))
