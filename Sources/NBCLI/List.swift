@@ -42,22 +42,27 @@ struct List: ParsableCommand {
     } else if recursive {
       throw ValidationError("--recursive goes with a notebook path, e.g. nb list work --recursive")
     }
-    try show(notes.notes(matching: filteredQuery(text)))
+    let query = filteredQuery(text)
+    // Streamed: a listing of every note of a large repository is never all in memory at once.
+    if output.json {
+      try printJSONArray { element in try notes.forEachNote(matching: query) { try element(HitJSON($0)) } }
+      return
+    }
+    var lines = ""
+    try notes.forEachNote(matching: query) { hit in
+      lines += noteLine(hit.note) + "\n"
+      if let warning = hit.note.warning { warn(warning) }
+      if lines.utf8.count >= 64 * 1024 {
+        FileHandle.standardOutput.write(Data(lines.utf8))
+        lines = ""
+      }
+    }
+    FileHandle.standardOutput.write(Data(lines.utf8))
   }
 
   private func filteredQuery(_ text: String) -> NoteQuery {
     let tags = tag.map { "tag:\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "#")))\"" }
     return options.query(
       ([text] + tags).filter { !$0.isEmpty }.joined(separator: " "), defaultSort: .path, defaultLimit: nil)
-  }
-
-  private func show(_ hits: [NoteHit]) throws {
-    if output.json { return try printJSON(hits.map(HitJSON.init)) }
-    var lines = ""
-    for hit in hits {
-      lines += noteLine(hit.note) + "\n"
-      if let warning = hit.note.warning { warn(warning) }
-    }
-    FileHandle.standardOutput.write(Data(lines.utf8))
   }
 }
