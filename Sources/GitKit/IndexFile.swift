@@ -132,6 +132,7 @@ enum IndexFile {
       throw IndexNotHandled(reason: "two operations for one path")
     }
 
+    let lookup = OperationLookup(ops)
     var writer = EntryWriter(version: version, capacity: input.count + 256 * ops.count)
     writer.out.append(contentsOf: input[0..<12])
     var previous: [[UInt8]: IndexEntryRecord] = [:]
@@ -205,17 +206,17 @@ enum IndexFile {
             previous[Array(path)] = record(base, offset, path)
             return .drop
           }
-          for op in ops {
-            if isBelow(path, op.path) {
-              guard case .remove(_, true) = op, stage == 0, extendedFlags == 0 else {
-                throw IndexNotHandled(reason: "a touched path is a directory in the index, or below it is unusual")
-              }
-              removedDescendants = true
-              return .drop
+          switch lookup.relation(of: path) {
+          case .below(let op):
+            guard case .remove(_, true) = ops[op], stage == 0, extendedFlags == 0 else {
+              throw IndexNotHandled(reason: "a touched path is a directory in the index, or below it is unusual")
             }
-            if case .upsert = op, isBelow(op.path, path) {
-              throw IndexNotHandled(reason: "an upserted path is below a file in the index")
-            }
+            removedDescendants = true
+            return .drop
+          case .aboveUpsert:
+            throw IndexNotHandled(reason: "an upserted path is below a file in the index")
+          case .unrelated:
+            break
           }
           if let racyCutoff, readUInt32(base, offset + 8) >= racyCutoff, stage == 0,
             isRacilyModified(record(base, offset, path))
@@ -374,6 +375,64 @@ enum IndexFile {
 
   private enum EntryDecision { case keep, keepSmudged, drop }
 
+  /// Answers, for each index entry, whether it lies below a touched path or above an upserted one, in time linear
+  /// in the entry's path: comparing every entry with every operation made a save of 6 000 new files into a
+  /// 100 000-entry index cost 600 million comparisons.
+  private struct OperationLookup {
+    enum Relation {
+      /// The entry lies below the path of operation `op` (that path is a directory in the index).
+      case below(op: Int)
+      /// An upserted path lies below the entry (the entry is a file where a directory is upserted into).
+      case aboveUpsert
+      case unrelated
+    }
+
+    let ops: [IndexPatchOperation]
+    /// FNV-1a of each operation's path -> the operations with that hash.
+    private var byHash: [UInt64: [Int]] = [:]
+    /// FNV-1a of every directory above an upserted path.
+    private var upsertParents: Set<UInt64> = []
+
+    init(_ ops: [IndexPatchOperation]) {
+      self.ops = ops
+      for (i, op) in ops.enumerated() {
+        byHash[Self.hash(op.path[...]), default: []].append(i)
+        guard case .upsert = op else { continue }
+        var h = Self.offset
+        for byte in op.path {
+          if byte == 0x2F { upsertParents.insert(h) }
+          h = Self.step(h, byte)
+        }
+      }
+    }
+
+    private static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
+    @inline(__always) private static func step(_ h: UInt64, _ byte: UInt8) -> UInt64 {
+      (h ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    private static func hash(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(offset, step) }
+
+    func relation(of path: UnsafeBufferPointer<UInt8>) -> Relation {
+      var h = Self.offset
+      for i in 0..<path.count {
+        if path[i] == 0x2F, let candidates = byHash[h] {
+          for op in candidates where ops[op].path.elementsEqual(path[0..<i]) { return .below(op: op) }
+        }
+        h = Self.step(h, path[i])
+      }
+      if upsertParents.contains(h) {
+        for op in ops {
+          if case .upsert = op, op.path.count > path.count, op.path[path.count] == 0x2F,
+            op.path[0..<path.count].elementsEqual(path)
+          {
+            return .aboveUpsert
+          }
+        }
+      }
+      return .unrelated
+    }
+  }
+
   /// Accumulates the output: runs of untouched input entries are copied in one go.
   private struct EntryWriter {
     let version: UInt32
@@ -485,14 +544,6 @@ enum IndexFile {
     return try v4Path.withUnsafeBufferPointer { try body($0) }
   }
 
-  /// True when `path` is strictly below the directory `directory` (`directory/...`).
-  private static func isBelow<A: Collection<UInt8>, B: Collection<UInt8>>(_ path: A, _ directory: B) -> Bool
-  where A.Index == Int, B.Index == Int {
-    let n = directory.count
-    guard path.count > n, path[path.startIndex + n] == 0x2F else { return false }
-    return path.prefix(n).elementsEqual(directory)
-  }
-
   /// Byte-wise order, as git sorts index entries.
   static func compare(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Int {
     a.withUnsafeBufferPointer { compare($0, b) }
@@ -591,14 +642,14 @@ enum IndexFile {
     [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
   }
 
-  fileprivate static func appendUInt32(_ out: inout [UInt8], _ value: UInt32) {
+  static func appendUInt32(_ out: inout [UInt8], _ value: UInt32) {
     out.append(contentsOf: bigEndianBytes(value))
   }
 }
 
 /// The `TREE` extension (git's cache-tree): tree ids of directories whose entries have not changed since.
 enum CacheTree {
-  private struct Node {
+  struct Node {
     var name: [UInt8]
     var entryCount: Int
     var id: [UInt8]?
@@ -622,7 +673,7 @@ enum CacheTree {
     return out
   }
 
-  private static func parse(_ bytes: [UInt8], _ cursor: inout Int) throws -> Node {
+  static func parse(_ bytes: [UInt8], _ cursor: inout Int) throws -> Node {
     func fail() -> IndexNotHandled { IndexNotHandled(reason: "malformed TREE extension") }
     guard let nul = bytes[cursor...].firstIndex(of: 0) else { throw fail() }
     let name = Array(bytes[cursor..<nul])
@@ -655,7 +706,7 @@ enum CacheTree {
     }
   }
 
-  private static func serialize(_ node: Node, into out: inout [UInt8]) {
+  static func serialize(_ node: Node, into out: inout [UInt8]) {
     out.append(contentsOf: node.name)
     out.append(0)
     out.append(contentsOf: Array("\(node.entryCount) \(node.children.count)\n".utf8))

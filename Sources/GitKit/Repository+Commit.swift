@@ -86,16 +86,24 @@ extension Repository {
         unchanged = updates.allSatisfy { $0.action == GIT_TREE_UPDATE_REMOVE }
       }
       if unchanged {
-        if indexChanged { try writer.write() }
+        if indexChanged {
+          if let headTree = head.tree { writer.revalidateCacheTree(against: headTree) }
+          try writer.write()
+        }
         return nil
       }
 
+      var oid = newTreeID.oid
+      var newTree: OpaquePointer?
+      try check("git_tree_lookup", git_tree_lookup(&newTree, pointer, &oid))
+      defer { git_tree_free(newTree) }
       let authorSignature = author ?? defaultSignature()
       let committerSignature = author == nil ? authorSignature : defaultSignature()
       let commitID = try createCommit(
-        tree: newTreeID, parent: head.commit, author: authorSignature, committer: committerSignature,
-        message: message)
+        tree: newTree!, parent: head.commit, author: authorSignature, committer: committerSignature, message: message)
 
+      // Before the index is written: the directories the commit leaves equal to the new tree get their ids back.
+      writer.revalidateCacheTree(against: newTree!)
       try writer.write()
       do {
         try moveHead(to: commitID, from: head.id, reflogMessage: reflogMessage(message, initial: head.id == nil))
@@ -128,23 +136,43 @@ extension Repository {
 
   /// Stats and hashes each path into an upsert or a removal; stops early (leaving `operations` short) on a file
   /// type the patcher does not write (a fifo, a socket...).
+  ///
+  /// Many paths at once (adopting a folder) go into pack files (`PackWriter`) rather than a loose file each: each
+  /// file is read once, hashed once and compressed once, and the objects land in a few files instead of thousands.
   fileprivate func hashPaths(_ paths: [String], into operations: inout [IndexPatchOperation], hashing: OpaquePointer)
     throws
   {
+    let objects = gitDirectory.appendingPathComponent("objects").path
+    var odb: OpaquePointer?
+    var packer: PackWriter?
+    if paths.count >= Self.packThreshold, isDirectory(objects), git_repository_odb(&odb, hashing) == 0 {
+      packer = PackWriter(objectsDirectory: objects)
+    }
+    defer { git_odb_free(odb) }
     for path in paths {
       let (kind, info) = try workTreeStat(of: path)
       switch kind {
       case .file:
         let type = info.st_mode & S_IFMT
-        guard type == S_IFREG || type == S_IFLNK else { return }
+        guard type == S_IFREG || type == S_IFLNK else {
+          try packer?.finish()
+          return
+        }
         // Stat first, then hash (as libgit2 and git do): a write in between leaves a stat mismatch, so git
         // re-hashes instead of trusting a stale entry. from_workdir applies .gitattributes filters exactly like
         // git_index_add_bypath (both go through git_blob__create_from_paths with filters on).
-        var oid = git_oid()
-        try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, hashing, path))
+        var id: [UInt8]?
+        if let packer, let odb {
+          id = try packedBlob(path, size: Int(info.st_size), symlink: type == S_IFLNK, packer: packer, odb: odb, hashing: hashing)
+        }
+        if id == nil {
+          var oid = git_oid()
+          try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, hashing, path))
+          id = Self.bytes(of: oid)
+        }
         var record = Self.statRecord(info)
         record.mode = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
-        record.id = Self.bytes(of: oid)
+        record.id = id!
         record.path = Array(path.utf8)
         operations.append(.upsert(record))
       case .missing:
@@ -155,6 +183,79 @@ extension Repository {
           message: "\(path) is a directory in the work tree; pass file paths")
       }
     }
+    // Before any tree names these blobs (libgit2 checks that a tree's entries exist).
+    try packer?.finish()
+  }
+
+  /// From this many paths on, `hashPaths` writes pack files: below it a loose file each costs less than a pack.
+  static let packThreshold = 64
+  /// Files larger than this go to libgit2 (which streams them) rather than into a pack buffer.
+  static let packedFileLimit = 8 << 20
+
+  /// Hashes one work-tree file (or a symlink's target) as a blob and adds it to `packer` unless the repository has
+  /// it; its id. nil when the file is for libgit2 instead: a filter applies to it (.gitattributes, core.autocrlf),
+  /// it is large, or it cannot be read as it was stat'ed.
+  private func packedBlob(
+    _ path: String, size: Int, symlink: Bool, packer: PackWriter, odb: OpaquePointer, hashing: OpaquePointer
+  ) throws -> [UInt8]? {
+    let full = workTree.path + "/" + path
+    var content: [UInt8]
+    if symlink {
+      content = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(full, &content, content.count)
+      guard count >= 0, count < content.count else { return nil }
+      content.removeLast(content.count - count)
+    } else {
+      guard size <= Self.packedFileLimit,
+        let bytes = readWholeFile(full, expected: size, limit: Self.packedFileLimit)
+      else { return nil }
+      content = bytes
+      // libgit2's filters towards the repository are end-of-line conversion (CRLF to LF) and `ident` ($Id$):
+      // neither changes bytes without a CR or a "$Id", whatever .gitattributes says, so only such files need their
+      // filters looked up (which stats every attribute file above the path) and applied.
+      if Self.mayNeedFilters(content) {
+        var filters: OpaquePointer?
+        guard git_filter_list_load(&filters, hashing, nil, path, GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT.rawValue) == 0
+        else { return nil }
+        if let filters {
+          defer { git_filter_list_free(filters) }
+          var buffer = git_buf()
+          defer { git_buf_dispose(&buffer) }
+          let rc = content.withUnsafeBytes { raw in
+            git_filter_list_apply_to_buffer(
+              &buffer, filters, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count)
+          }
+          guard rc == 0 else { return nil }
+          content = buffer.ptr.map { Array(UnsafeRawBufferPointer(start: $0, count: buffer.size)) } ?? []
+        }
+      }
+    }
+    let id = content.withUnsafeBytes { GitObjectHash.digest(prefix: Array("blob \(content.count)\0".utf8), $0) }
+    var oid = Self.oid(id)
+    if !packer.contains(id), git_odb_exists(odb, &oid) == 0 {
+      try content.withUnsafeBytes { try packer.add(.blob, id: id, data: $0) }
+    }
+    return id
+  }
+
+  /// Whether a filter could change `content` on its way into the repository: it holds a CR or `$Id`.
+  static func mayNeedFilters(_ content: [UInt8]) -> Bool {
+    content.withUnsafeBytes { raw in
+      guard let base = raw.baseAddress, raw.count > 0 else { return false }
+      if memchr(base, 0x0D, raw.count) != nil { return true }
+      var offset = 0
+      while offset < raw.count, let dollar = memchr(base + offset, 0x24, raw.count - offset) {
+        let at = base.distance(to: UnsafeRawPointer(dollar))
+        if at + 3 <= raw.count, raw[at + 1] == 0x49, raw[at + 2] == 0x64 { return true }
+        offset = at + 1
+      }
+      return false
+    }
+  }
+
+  private func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
   }
 
   /// Runs `body` with a second handle on this repository whose index is an in-memory one holding only the
@@ -165,7 +266,7 @@ extension Repository {
   /// attribute files libgit2 can see are the same, so the filters are the same. A separate handle, because
   /// replacing this one's index would orphan the index object `Repository` keeps. On any failure here, `body` gets
   /// this repository and libgit2 loads the index as before.
-  fileprivate func withAttributesOnlyIndex(
+  func withAttributesOnlyIndex(
     _ attributes: [IndexEntryRecord]?, _ body: (_ hashing: OpaquePointer) throws -> Void
   ) throws {
     guard let attributes else { return try body(pointer) }
@@ -199,7 +300,7 @@ extension Repository {
   }
 
   /// The stat fields of an index entry, truncated to 32 bits as git records them.
-  fileprivate static func statRecord(_ info: stat) -> IndexEntryRecord {
+  static func statRecord(_ info: stat) -> IndexEntryRecord {
     var record = IndexEntryRecord()
     record.ctimeSeconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_sec)
     record.ctimeNanoseconds = UInt32(truncatingIfNeeded: info.st_ctim.tv_nsec)
@@ -216,7 +317,7 @@ extension Repository {
   /// For an entry recorded in the same second the old index was written: could its file have changed since
   /// without git noticing by stat? Only mtime seconds and size are compared, the fields git checks under every
   /// `core.checkStat`; when they still match, the contents decide.
-  fileprivate func isRacilyModified(_ entry: IndexEntryRecord, hashing: OpaquePointer) -> Bool {
+  func isRacilyModified(_ entry: IndexEntryRecord, hashing: OpaquePointer) -> Bool {
     let path = String(decoding: entry.path, as: UTF8.self)
     var info = stat()
     guard lstat(workTree.path + "/" + path, &info) == 0 else { return false }
@@ -234,7 +335,7 @@ extension Repository {
     }
   }
 
-  fileprivate static func bytes(of oid: git_oid) -> [UInt8] {
+  static func bytes(of oid: git_oid) -> [UInt8] {
     withUnsafeBytes(of: oid.id) { Array($0) }
   }
 
@@ -245,7 +346,7 @@ extension Repository {
   }
 
   /// A boolean config value, true when unset (the default of the keys asked here).
-  fileprivate func configFlag(_ key: String) -> Bool {
+  func configFlag(_ key: String) -> Bool {
     guard let value = config(key)?.lowercased() else { return true }
     return !["false", "no", "off", "0"].contains(value)
   }
@@ -333,13 +434,8 @@ extension Repository {
   }
 
   private func createCommit(
-    tree treeID: (id: ObjectID, oid: git_oid), parent: OpaquePointer?, author: Signature, committer: Signature,
-    message: String
+    tree: OpaquePointer, parent: OpaquePointer?, author: Signature, committer: Signature, message: String
   ) throws -> ObjectID {
-    var treeOID = treeID.oid
-    var tree: OpaquePointer?
-    try check("git_tree_lookup", git_tree_lookup(&tree, pointer, &treeOID))
-    defer { git_tree_free(tree) }
     let authorSig = try author.makeGitSignature()
     defer { git_signature_free(authorSig) }
     let committerSig = try committer.makeGitSignature()
@@ -466,6 +562,8 @@ private protocol IndexWriter {
   func apply(_ undo: [IndexUndo]) throws
   /// Forgets in-memory edits after a failure, so the next commit starts from the file on disk.
   func discardChanges()
+  /// Marks the directories whose staged entries equal `tree`'s valid in the index's cache tree (best effort).
+  func revalidateCacheTree(against tree: OpaquePointer)
 }
 
 /// Edits `.git/index` bytes directly (see `IndexFile`) instead of loading all of it into libgit2.
@@ -562,6 +660,13 @@ private final class PatchingIndexWriter: IndexWriter {
 
   /// Nothing to forget: the patch lives only in this writer until `write()`.
   func discardChanges() {}
+
+  func revalidateCacheTree(against tree: OpaquePointer) {
+    guard let current = result, let table = try? IndexTable(current), !table.hasUnusualEntries,
+      let root = try? CacheTree.revalidated(table, against: tree, repository: repository.pointer)
+    else { return }
+    result = IndexFile.replacingCacheTree(current, table: table, root: root)
+  }
 }
 
 /// Stages through libgit2's own index, which it loads whole: the general case the patcher declines.
@@ -625,4 +730,29 @@ private final class LibGit2IndexWriter: IndexWriter {
   func discardChanges() {
     repository.discardIndexChanges()
   }
+
+  /// libgit2 keeps its own tree cache; the general path leaves it to it.
+  func revalidateCacheTree(against tree: OpaquePointer) {}
+}
+
+/// The whole file at `full` (not following a symlink), or nil when it cannot be read or outgrows `limit`.
+private func readWholeFile(_ full: String, expected: Int, limit: Int) -> [UInt8]? {
+  let fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+  guard fd >= 0 else { return nil }
+  defer { close(fd) }
+  var bytes = [UInt8](repeating: 0, count: expected + 1)
+  var count = 0
+  while true {
+    if count == bytes.count {
+      guard bytes.count <= limit else { return nil }
+      bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count)))
+    }
+    let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+    if n < 0 && errno == EINTR { continue }
+    if n < 0 { return nil }
+    if n == 0 { break }
+    count += n
+  }
+  bytes.removeLast(bytes.count - count)
+  return bytes
 }

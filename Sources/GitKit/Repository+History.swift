@@ -142,6 +142,18 @@ extension Repository {
     return ObjectID(git_tree_entry_id(entry))
   }
 
+  /// Whether `commit`'s tree has a directory (a tree entry) at `path`.
+  public func hasDirectory(at path: String, in commit: ObjectID) throws -> Bool {
+    let tree = try commitTree(commit)
+    defer { git_tree_free(tree) }
+    var entry: OpaquePointer?
+    let rc = git_tree_entry_bypath(&entry, tree, path)
+    if rc == GIT_ENOTFOUND.rawValue { return false }
+    try check("git_tree_entry_bypath(\(path))", rc)
+    defer { git_tree_entry_free(entry) }
+    return git_tree_entry_type(entry) == GIT_OBJECT_TREE
+  }
+
   /// The raw bytes of a blob, exactly as stored (no filters applied).
   public func blob(_ id: ObjectID) throws -> Data {
     var oid = id.oid

@@ -5,7 +5,17 @@ extension Repository {
   /// ignored files excluded, no rename detection. `paths` restricts the result to these pathspecs (git's
   /// fnmatch rules) when non-empty; with `exact`, `paths` are file paths taken literally (no patterns), and only
   /// they are looked at. Sorted by path.
+  ///
+  /// For the whole work tree the index's stat data answer, as for `git status` (`scanWorkTree`); libgit2's status
+  /// (which compares stat data too, but loads the whole index and HEAD's whole tree first) when that walk declines.
   public func status(paths: [String] = [], exact: Bool = false) throws -> [StatusEntry] {
+    if paths.isEmpty, let scan = try scanWorkTree() { return scan.entries }
+    return try libgit2Status(paths: paths, exact: exact)
+  }
+
+  /// `status(paths:exact:)` as libgit2 computes it, without trying `scanWorkTree` first: for a caller that already
+  /// did.
+  public func libgit2Status(paths: [String] = [], exact: Bool = false) throws -> [StatusEntry] {
     var options = git_status_options()
     try check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
     options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR

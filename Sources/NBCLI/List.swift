@@ -54,13 +54,20 @@ struct List: ParsableCommand {
       throw ValidationError("--recursive goes with a notebook path, e.g. nb list work --recursive")
     }
     let filters = tags.map { "tag:\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "#")))\"" }
-    let hits = try notes.notes(
-      matching: query(([text] + filters).filter { !$0.isEmpty }.joined(separator: " "), .path, nil))
-    if json { return try printJSON(hits.map(HitJSON.init)) }
+    let query = query(([text] + filters).filter { !$0.isEmpty }.joined(separator: " "), .path, nil)
+    // Streamed: a listing of every note of a large repository is never all in memory at once.
+    if json {
+      try printJSONArray { element in try notes.forEachNote(matching: query) { try element(HitJSON($0)) } }
+      return
+    }
     var lines = ""
-    for hit in hits {
+    try notes.forEachNote(matching: query) { hit in
       lines += noteLine(hit.note) + "\n"
       if let warning = hit.note.warning { warn(warning) }
+      if lines.utf8.count >= 64 * 1024 {
+        FileHandle.standardOutput.write(Data(lines.utf8))
+        lines = ""
+      }
     }
     FileHandle.standardOutput.write(Data(lines.utf8))
   }

@@ -53,6 +53,44 @@ func printJSON<T: Encodable>(_ value: T) throws {
   FileHandle.standardOutput.write(Data("\n".utf8))
 }
 
+/// A JSON array on standard output exactly as ``printJSON(_:)`` prints `[T]`, written as `produce` hands over its
+/// elements, so that a listing of any size is never held whole, neither as values nor as text.
+func printJSONArray<T: Encodable>(_ produce: (_ element: (T) throws -> Void) throws -> Void) throws {
+  try writeJSONArray(produce) { FileHandle.standardOutput.write($0) }
+}
+
+/// ``printJSONArray(_:)`` to any `write`, in pieces of about 64 KiB: each element is encoded alone and its lines
+/// indented one level (pretty printing indents by depth alone, and leaves the line inside an empty collection
+/// empty), so the pieces join to `printJSON`'s bytes.
+func writeJSONArray<T: Encodable>(
+  _ produce: (_ element: (T) throws -> Void) throws -> Void, to write: @escaping (Data) -> Void
+) throws {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+  var pending = Data()
+  var count = 0
+  try produce { element in
+    let text = String(decoding: try encoder.encode(element), as: UTF8.self)
+    pending.append(contentsOf: Array((count == 0 ? "[\n" : ",\n").utf8))
+    pending.append(
+      contentsOf: Array(
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  " + $0 }
+          .joined(separator: "\n").utf8))
+    count += 1
+    if pending.count >= 64 * 1024 {
+      write(pending)
+      pending.removeAll(keepingCapacity: true)
+    }
+  }
+  if count == 0 {
+    // Nothing was written: the empty array as the encoder spells it.
+    write(try encoder.encode([T]()) + Data("\n".utf8))
+    return
+  }
+  pending.append(contentsOf: Array("\n]\n".utf8))
+  write(pending)
+}
+
 /// The JSON shape of a note in every listing (documented in README.md).
 struct NoteJSON: Encodable {
   var path: String

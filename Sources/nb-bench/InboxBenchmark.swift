@@ -28,7 +28,9 @@ func inboxBenchmark(options: Options) throws {
   row(
     "nb: TF-IDF nearest centroid, words + character 3–4-grams",
     Evaluation.run(corpus, seed: options.seed, model: InboxCentroidClassifier.self))
-  if let baseline = try scikitBaseline(corpus, seed: options.seed) {
+  if options.quick {
+    print("| scikit-learn MultinomialNB | not run (--quick) | | | |")
+  } else if let baseline = try scikitBaseline(corpus, seed: options.seed) {
     row("scikit-learn MultinomialNB, same split, features and weights", baseline)
   } else {
     print("| scikit-learn MultinomialNB | n/a (python3-sklearn not installed) | | | |")
@@ -131,10 +133,12 @@ private func scikitBaseline(_ corpus: [(notebook: String, text: String)], seed: 
 
 /// `nb capture`, `nb inbox` with 200 items, and one suggestion in the library, at 10 000 notes in 100 notebooks.
 private func inboxSpeed(options: Options) throws {
-  let root = "\(options.workDirectory)/inbox-10000"
+  // --quick: 10 notebooks of 10 (notebook-7 and 20 items still exist for the commands below).
+  let (notebooks, perNotebook) = options.quick ? (10, 10) : (100, 100)
+  let root = "\(options.workDirectory)/inbox-\(notebooks * perNotebook)"
   try? FileManager.default.removeItem(atPath: root)
   _ = try NoteRepository.initialize(at: URL(fileURLWithPath: root))
-  let corpus = generatedInboxCorpus(notebooks: 100, perNotebook: 100, seed: options.seed)
+  let corpus = generatedInboxCorpus(notebooks: notebooks, perNotebook: perNotebook, seed: options.seed)
   for (index, note) in corpus.enumerated() {
     let directory = "\(root)/\(note.notebook)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -150,7 +154,7 @@ private func inboxSpeed(options: Options) throws {
       """.write(toFile: "\(directory)/note-\(index).md", atomically: false, encoding: .utf8)
   }
   try FileManager.default.createDirectory(atPath: "\(root)/inbox", withIntermediateDirectories: true)
-  let items = generatedInboxCorpus(notebooks: 100, perNotebook: 2, seed: options.seed + 1)
+  let items = generatedInboxCorpus(notebooks: notebooks, perNotebook: 2, seed: options.seed + 1)
   for (index, item) in items.enumerated() {
     try """
       ---

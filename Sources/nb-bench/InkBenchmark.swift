@@ -10,8 +10,8 @@ func inkBenchmark(options: Options) throws {
     try inkChild(path: path)
     return
   }
-  let strokes = 2_000
-  let pointsPerStroke = 200
+  let strokes = options.quick ? 100 : 2_000
+  let pointsPerStroke = options.quick ? 50 : 200
   let document = syntheticInkPage(strokes: strokes, pointsPerStroke: pointsPerStroke)
   let data = InkCodec.serialize(document)
   let points = document.pointCount

@@ -25,7 +25,7 @@ func taskBenchmark(options: Options) throws {
         let run = spawn(arguments(i), cwd: root, environment: environment)
         // grep-like tools exit 1 when nothing matches; that is an answer, not a failure.
         if run.status != 0 && !(run.status == 1 && arguments(i).first != options.nbBinary) {
-          fatalError("\(name) exited with status \(run.status)")
+          fail("\(name) exited with status \(run.status)")
         }
         times.append(run.seconds)
       }

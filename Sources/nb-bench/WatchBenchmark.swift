@@ -19,7 +19,7 @@ func watchBenchmark(options: Options) throws {
   try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
   try GitCLI.writeConfig(home: URL(fileURLWithPath: home))
   let environment = ["HOME": home, "NB_DEVICE": "bench"]
-  let edits = max(5, min(options.samples, 20))
+  let edits = options.quick ? options.samples : max(5, min(options.samples, 20))
 
   print("## nb watch: propagation between two devices (\(edits) edits; p50 / p95 in seconds)\n")
   print("| transport | debounce / interval | one side edits | both sides at once | all arrived |")
@@ -32,9 +32,10 @@ func watchBenchmark(options: Options) throws {
   defer { ssh?.stop() }
   // NB_BENCH_PROPAGATION=0 measures the single-repository rows alone.
   let pairs: [(String?, String?)] =
-    ProcessInfo.processInfo.environment["NB_BENCH_PROPAGATION"] == "0" ? [] : [("200ms", "1s"), (nil, nil)]
+    ProcessInfo.processInfo.environment["NB_BENCH_PROPAGATION"] == "0"
+    ? [] : options.quick ? [("200ms", "1s")] : [("200ms", "1s"), (nil, nil)]
   for (debounce, interval) in pairs {
-    for transport in ["file", "ssh"] {
+    for transport in options.quick ? ["file"] : ["file", "ssh"] {
       if transport == "ssh" && ssh == nil { continue }
       let directory = "\(work)/propagation-\(transport)-\(debounce ?? "default")"
       let bare = directory + "/remote.git"
@@ -162,7 +163,7 @@ private func propagation(
     watchB.stop()
   }
   guard watchA.wait(for: "\"started\"") != nil, watchB.wait(for: "\"started\"") != nil else {
-    fatalError("nb watch did not start in \(directory)")
+    fail("nb watch did not start in \(directory)")
   }
   try FileManager.default.createDirectory(atPath: a + "/one", withIntermediateDirectories: true)
   try FileManager.default.createDirectory(atPath: a + "/both", withIntermediateDirectories: true)
@@ -172,7 +173,7 @@ private func propagation(
     let token = "token-\(i)-\(UUID().uuidString)"
     let start = monotonic()
     try "---\ntitle: Edit \(i)\n---\n\(token)\n".write(toFile: "\(a)/one/edit-\(i).md", atomically: false, encoding: .utf8)
-    guard let arrived = arrival(of: token, at: "\(b)/one/edit-\(i).md") else { fatalError("edit \(i) never arrived") }
+    guard let arrived = arrival(of: token, at: "\(b)/one/edit-\(i).md") else { fail("edit \(i) never arrived") }
     single.append(arrived - start)
   }
   var both: [Double] = []
@@ -220,7 +221,7 @@ private func saveLatency(root: String, environment: [String: String], samples: I
   let watcher = try Watcher(["--debounce", "200ms", "--dir", root], environment: environment)
   defer { watcher.stop() }
   guard watcher.wait(for: "\"started\"") != nil, let started = watcher.line(containing: "\"started\"") else {
-    fatalError("nb watch did not start")
+    fail("nb watch did not start")
   }
   let setup = Double(started.split(separator: "\"setup_ms\":").last?.prefix { $0.isNumber } ?? "") ?? .nan
   var overheads: [Double] = []
@@ -229,7 +230,7 @@ private func saveLatency(root: String, environment: [String: String], samples: I
     let start = monotonic()
     try "---\ntitle: Latency \(i)\n---\nbody \(i)\n".write(
       toFile: "\(root)/area-0/notebook-0/latency-\(i).md", atomically: false, encoding: .utf8)
-    guard let saved = watcher.wait(for: "latency-\(i).md", after: start) else { fatalError("no commit for \(i)") }
+    guard let saved = watcher.wait(for: "latency-\(i).md", after: start) else { fail("no commit for \(i)") }
     overheads.append(saved - start - 0.2)
   }
   return (setup / 1000, percentile(overheads, 0.5), percentile(overheads, 0.95))
@@ -252,7 +253,7 @@ private func idleCost(root: String, environment: [String: String], seconds: Doub
   }
   let watcher = try Watcher(arguments, environment: environment)
   defer { watcher.stop() }
-  guard watcher.wait(for: "\"started\"") != nil else { fatalError("nb watch did not start") }
+  guard watcher.wait(for: "\"started\"") != nil else { fail("nb watch did not start") }
   usleep(2_000_000)  // its first save and sync are start-up, not idling
   let pid = watcher.process.processIdentifier
   let before = cpuSeconds(pid)

@@ -35,6 +35,11 @@ struct Options {
   var tasks = false
   /// Measure the inbox: the classifier's accuracy (on `corpus`, else a generated one) and its commands' speed.
   var inbox = false
+  /// Measure adopting a folder (`nb save` against `git add -A && git commit` on identical copies), then `nb status`
+  /// and a no-op `nb save` against `git status`, on a generated vault per size or on a copy of `corpus`.
+  var save = false
+  /// Every family at a tiny size, 2 samples: checks that each runs (a smoke test for CI), compares no times.
+  var quick = false
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -57,11 +62,14 @@ struct Options {
       case "--corpus-only": corpusOnly = true
       case "--tasks": tasks = true
       case "--inbox": inbox = true
+      case "--save": save = true
+      case "--quick": quick = true
       default:
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync] [--watch] [--ink] [--tasks] [--inbox [--corpus DIR]] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
+              + " [--sync] [--watch] [--ink] [--tasks] [--inbox [--corpus DIR]] [--save [--corpus DIR]]"
+              + " [--search [--corpus DIR] [--seed N] [--corpus-only]] [--quick]\n").utf8))
         exit(2)
       }
     }
@@ -101,7 +109,7 @@ func spawn(
   let start = DispatchTime.now().uptimeNanoseconds
   let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
   guard rc == 0 else {
-    fatalError("cannot run \(arguments[0]): \(String(cString: strerror(rc)))")
+    fail("cannot run \(arguments[0]): \(String(cString: strerror(rc)))")
   }
   var status: Int32 = 0
   var usage = rusage()
@@ -160,9 +168,17 @@ func peakRSSKiB(_ arguments: [String]) -> Int? {
   return value
 }
 
+/// `run`, or the end of the benchmark with a message naming the command when it failed (exit 1).
 func must(_ run: Run, _ what: String) -> Run {
-  if run.status != 0 { fatalError("\(what) exited with status \(run.status)") }
+  if run.status != 0 { fail("\(what) exited with status \(run.status)") }
   return run
+}
+
+/// Ends the benchmark: a command it measures failed, so its figures would mean nothing.
+func fail(_ message: String) -> Never {
+  fflush(stdout)
+  FileHandle.standardError.write(Data("nb-bench: \(message)\n".utf8))
+  exit(1)
 }
 
 func time(_ body: () throws -> Void) rethrows -> Double {
@@ -258,19 +274,31 @@ func xwmxAdd(_ script: String, root: String, count: Int, samples: Int, gitP50: D
 
 struct Row {
   var name: String
+  /// nb's (or the measured tool's) median and 95th percentile, in seconds.
   var p50: Double
   var p95: Double
+  /// nb's peak resident memory, KiB.
   var rssKiB: Int?
+  /// The comparison when it is not with the git CLI (another tool, another nb command).
   var versus: String = ""
+  /// The git CLI's median for the same operation, measured in the same run; its peak resident memory, KiB.
+  var git: Double?
+  var gitRSSKiB: Int?
 }
 
-func report(size: Int, rows: [Row]) {
-  print("\n### \(size) notes\n")
-  print("| operation | p50 ms | p95 ms | peak RSS MiB | vs git CLI (p50) |")
-  print("|---|---:|---:|---:|---|")
+func mib(_ kib: Int?) -> String { kib.map { String(format: "%.1f", Double($0) / 1024) } ?? "" }
+
+/// One table: every row with nb's p50 and p95, the git CLI's p50 in the same run and how the two compare (or
+/// what else the row is compared with), and both peak RSS.
+func report(size: Int, rows: [Row], title: String? = nil) {
+  print("\n### \(title ?? "\(size) notes")\n")
+  print("| operation | nb p50 ms | nb p95 ms | git p50 ms | nb vs git (p50) | nb peak RSS MiB | git peak RSS MiB |")
+  print("|---|---:|---:|---:|---|---:|---:|")
   for row in rows {
-    let rss = row.rssKiB.map { String(format: "%.1f", Double($0) / 1024) } ?? ""
-    print("| \(row.name) | \(ms(row.p50)) | \(ms(row.p95)) | \(rss) | \(row.versus) |")
+    let git = row.git.map(ms) ?? ""
+    let versus = row.git.map { ratio($0, row.p50) } ?? row.versus
+    print(
+      "| \(row.name) | \(ms(row.p50)) | \(ms(row.p95)) | \(git) | \(versus) | \(mib(row.rssKiB)) | \(mib(row.gitRSSKiB)) |")
   }
   fflush(stdout)
 }
@@ -292,7 +320,12 @@ func benchmark(size: Int, options: Options) throws {
     gitAdd.append(add.seconds + commit.seconds)
   }
   let gitP50 = percentile(gitAdd, 0.5)
-  rows.append(Row(name: "git add <file> && git commit (2 processes)", p50: gitP50, p95: percentile(gitAdd, 0.95)))
+  // Its memory: the larger of the two processes, on one more save.
+  try "---\ntitle: Git RSS\n---\nbody\n".write(toFile: "\(root)/area-0/git-rss.md", atomically: false, encoding: .utf8)
+  let gitAddRSS = [
+    peakRSSKiB(["git", "-C", root, "add", "area-0/git-rss.md"]),
+    peakRSSKiB(["git", "-C", root, "commit", "-q", "-m", "git rss"]),
+  ].compactMap { $0 }.max()
   var gitEdit: [Double] = []
   for i in 0..<samples {
     let relative = "area-1/topic-1/note-\(11 + 100 * (i % max(1, size / 100))).md"
@@ -305,7 +338,6 @@ func benchmark(size: Int, options: Options) throws {
     gitEdit.append(add.seconds + commit.seconds)
   }
   let gitEditP50 = percentile(gitEdit, 0.5)
-  rows.append(Row(name: "git: edit one note, add && commit", p50: gitEditP50, p95: percentile(gitEdit, 0.95)))
 
   // In-process library calls (an app embedding NoteStore).
   let notes = try NoteRepository.open(at: URL(fileURLWithPath: root))
@@ -318,8 +350,8 @@ func benchmark(size: Int, options: Options) throws {
   }
   rows.append(
     Row(
-      name: "library: createNote", p50: percentile(libraryAdd, 0.5), p95: percentile(libraryAdd, 0.95),
-      versus: ratio(gitP50, percentile(libraryAdd, 0.5))))
+      name: "library: createNote vs git add FILE && git commit", p50: percentile(libraryAdd, 0.5),
+      p95: percentile(libraryAdd, 0.95), git: gitP50, gitRSSKiB: gitAddRSS))
   let target = try notes.resolve("area-3/topic-4/note-43.md")
   var libraryEdit: [Double] = []
   for i in 0..<samples {
@@ -327,31 +359,34 @@ func benchmark(size: Int, options: Options) throws {
   }
   rows.append(
     Row(
-      name: "library: update (append)", p50: percentile(libraryEdit, 0.5), p95: percentile(libraryEdit, 0.95),
-      versus: ratio(gitEditP50, percentile(libraryEdit, 0.5))))
+      name: "library: update (append) vs edit, git add FILE && git commit", p50: percentile(libraryEdit, 0.5),
+      p95: percentile(libraryEdit, 0.95), git: gitEditP50, gitRSSKiB: gitAddRSS))
 
-  // Whole nb processes.
-  func nbRuns(_ name: String, versus: Double?, _ arguments: (Int) -> [String]) {
+  // Whole nb processes; `git` is the git CLI's median for the same operation in this run.
+  func nbRuns(_ name: String, git: Double? = nil, gitRSS: Int? = nil, _ arguments: (Int) -> [String]) {
     var times: [Double] = []
     for i in 0..<samples {
       let run = must(spawn([options.nbBinary, "--dir", root] + arguments(i), cwd: root), name)
       times.append(run.seconds)
     }
     let rss = peakRSSKiB([options.nbBinary, "--dir", root] + arguments(samples))
-    let p50 = percentile(times, 0.5)
     rows.append(
-      Row(
-        name: name, p50: p50, p95: percentile(times, 0.95), rssKiB: rss,
-        versus: versus.map { ratio($0, p50) } ?? ""))
+      Row(name: name, p50: percentile(times, 0.5), p95: percentile(times, 0.95), rssKiB: rss, git: git, gitRSSKiB: gitRSS))
   }
-  nbRuns("nb add (process)", versus: gitP50) { ["add", "CLI \($0)", "--notebook", "area-4", "--content", "body"] }
-  nbRuns("nb edit --append (process)", versus: gitEditP50) {
+  nbRuns("nb add vs git add FILE && git commit", git: gitP50, gitRSS: gitAddRSS) {
+    ["add", "CLI \($0)", "--notebook", "area-4", "--content", "body"]
+  }
+  nbRuns("nb edit --append vs edit, git add FILE && git commit", git: gitEditP50, gitRSS: gitAddRSS) {
     ["edit", "area-5/topic-6/note-65.md", "--append", "line \($0)"]
   }
-  nbRuns("nb list area-7/topic-8 (one notebook)", versus: nil) { _ in ["list", "area-7/topic-8"] }
-  nbRuns("nb list (every note)", versus: nil) { _ in ["list"] }
-  nbRuns("nb show area-9/topic-0/note-9.md", versus: nil) { _ in ["show", "area-9/topic-0/note-9.md"] }
-  nbRuns("nb --version", versus: nil) { _ in ["--version"] }
+  // Nothing changed: the walk that compares every file's stat data with the index, against git's own.
+  let gitStatus = gitRuns(["status", "--porcelain"], root: root, samples: samples)
+  nbRuns("nb status, nothing changed vs git status", git: gitStatus.p50, gitRSS: gitStatus.rss) { _ in ["status"] }
+  nbRuns("nb save, nothing changed vs git status", git: gitStatus.p50, gitRSS: gitStatus.rss) { _ in ["save"] }
+  nbRuns("nb list area-7/topic-8 (one notebook)") { _ in ["list", "area-7/topic-8"] }
+  nbRuns("nb list (every note)") { _ in ["list"] }
+  nbRuns("nb show area-9/topic-0/note-9.md") { _ in ["show", "area-9/topic-0/note-9.md"] }
+  nbRuns("nb --version") { _ in ["--version"] }
   if let xwmx = options.xwmx {
     rows.append(try xwmxAdd(xwmx, root: root, count: size, samples: samples, gitP50: gitP50))
   }
@@ -360,7 +395,18 @@ func benchmark(size: Int, options: Options) throws {
   if !options.keep { try? FileManager.default.removeItem(atPath: root) }
 }
 
+/// `git <arguments>` run `samples` times in `root`: median, p95 and peak RSS of one more run.
+func gitRuns(_ arguments: [String], root: String, samples: Int) -> (p50: Double, p95: Double, rss: Int?) {
+  var times: [Double] = []
+  for _ in 0..<samples { times.append(must(spawn(["git"] + arguments, cwd: root), "git \(arguments[0])").seconds) }
+  return (percentile(times, 0.5), percentile(times, 0.95), peakRSSKiB(["git", "-C", root] + arguments))
+}
+
 let options = Options(arguments: Array(CommandLine.arguments.dropFirst()))
+if options.quick {
+  try quickRun(options: options)
+  exit(0)
+}
 if options.ink {
   try inkBenchmark(options: options)
   exit(0)
@@ -383,6 +429,8 @@ if options.sync {
   try taskBenchmark(options: options)
 } else if options.inbox {
   try inboxBenchmark(options: options)
+} else if options.save {
+  try saveBenchmark(options: options)
 } else {
   for size in options.sizes {
     try benchmark(size: size, options: options)

@@ -258,7 +258,7 @@ enum FMEditor {
   private static func expectedValue(_ replacement: String, key: String, line: Int) throws -> Node {
     let root: Node?
     do {
-      root = try Yams.compose(yaml: replacement)
+      root = try Yams.compose(yaml: replacement, .default, .default, .utf8)  // see FMParsed.parse
     } catch {
       throw FrontMatterError.cannotEdit(key: key, line: line, message: "the new value is not valid YAML")
     }

@@ -13,10 +13,18 @@ enum NoteID {
     return UUIDText.format(bytes)
   }
 
-  /// A new id from the system's random source.
+  /// A new id from the system's random source: two 64-bit draws (each a getrandom call), not one per byte as
+  /// ``make(using:)`` draws them (which a seeded generator's callers rely on staying as it is); adopting thousands
+  /// of notes made 16 system calls per id.
   static func make() -> String {
     var generator = SystemRandomNumberGenerator()
-    return make(using: &generator)
+    let high = generator.next() as UInt64
+    let low = generator.next() as UInt64
+    var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (8 * UInt64($0))) }
+    bytes += (0..<8).map { UInt8(truncatingIfNeeded: low >> (8 * UInt64($0))) }
+    bytes[6] = 0x40 | (bytes[6] & 0x0f)
+    bytes[8] = 0x80 | (bytes[8] & 0x3f)
+    return UUIDText.format(bytes)
   }
 
   /// Whether `text` has the shape of a UUID (any version), case-insensitive.

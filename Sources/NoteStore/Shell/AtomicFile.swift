@@ -47,6 +47,88 @@ enum AtomicFile {
     }
   }
 
+  /// A file written beside its target and flushed to disk, not yet renamed over it (see ``stage(_:)``).
+  struct Staged {
+    let temporary: String
+    let target: String
+  }
+
+  /// Writes each file's bytes to a temporary file beside its target, as ``write(_:to:durable:)`` does, and flushes
+  /// them all to disk; renames none. The flushes overlap: each file's writeback is started as soon as it is
+  /// written (`sync_file_range` on Linux), then each is waited for, so a batch of 500 notes costs about one flush
+  /// instead of 500 in a row. On failure, nothing is left behind.
+  static func stage(_ files: [(data: Data, target: String)]) throws -> [Staged] {
+    var staged: [Staged] = []
+    // Descriptors written but not yet flushed; a long batch is flushed in slices to bound how many are open.
+    var pending: [Int32] = []
+    do {
+      for file in files {
+        let url = URL(fileURLWithPath: file.target)
+        let directory = url.deletingLastPathComponent().path
+        let temporary =
+          directory + "/.\(url.lastPathComponent).nb-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existingMode(of: file.target) ?? 0o644)
+        guard fd >= 0 else { throw ioError(file.target, errno) }
+        staged.append(Staged(temporary: temporary, target: file.target))
+        pending.append(fd)
+        let failure = writeAll(file.data, to: fd)
+        if failure != 0 { throw ioError(file.target, failure) }
+        startWriteback(fd)
+        if pending.count >= 128 {
+          let slice = pending
+          pending = []
+          try flush(slice, staged.suffix(slice.count))
+        }
+      }
+      let slice = pending
+      pending = []
+      try flush(slice, staged.suffix(slice.count))
+    } catch {
+      pending.forEach { close($0) }
+      discard(staged[...])
+      throw error
+    }
+    return staged
+  }
+
+  /// Waits for each descriptor's data to be on disk, and closes them all (also when one fails).
+  private static func flush(_ descriptors: [Int32], _ staged: ArraySlice<Staged>) throws {
+    var failure: (target: String, code: Int32)?
+    for (fd, file) in zip(descriptors, staged) {
+      if failure == nil, fsync(fd) != 0 { failure = (file.target, errno) }
+      close(fd)
+    }
+    if let failure { throw ioError(failure.target, failure.code) }
+  }
+
+  /// Renames a staged file over its target.
+  static func install(_ staged: Staged) throws {
+    if rename(staged.temporary, staged.target) != 0 {
+      let failure = errno
+      unlink(staged.temporary)
+      throw ioError(staged.target, failure)
+    }
+  }
+
+  /// Removes staged files that will not be installed.
+  static func discard(_ staged: ArraySlice<Staged>) {
+    for file in staged { unlink(file.temporary) }
+  }
+
+  /// Starts writing a file's dirty pages to disk without waiting (Linux's `sync_file_range(SYNC_FILE_RANGE_WRITE)`,
+  /// which Glibc's module does not declare); nothing elsewhere, where the flush alone does the work.
+  private static func startWriteback(_ fd: Int32) {
+    #if os(Linux)
+      if let function = syncFileRange { _ = function(fd, 0, 0, 2) }
+    #endif
+  }
+
+  #if os(Linux)
+    private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+    private static let syncFileRange: SyncFileRange? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range")
+      .map { unsafeBitCast($0, to: SyncFileRange.self) }
+  #endif
+
   /// Whether `path`'s last component is one of the temporary files `write` makes (`.<name>.nb-<pid>-<n>.tmp`): one
   /// left by a process killed mid-write holds a partial note and must never be committed.
   static func isTemporary(_ path: String) -> Bool {

@@ -81,7 +81,7 @@ struct CacheShard {
     t.map { "\($0.date.timeIntervalSince1970.bitPattern)/\($0.offsetSeconds)" } ?? ""
   }
 
-  private static func escape(_ s: String) -> String {
+  static func escape(_ s: String) -> String {
     guard s.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x1F }) else {
       return s
     }
@@ -99,7 +99,7 @@ struct CacheShard {
     return String(decoding: out, as: UTF8.self)
   }
 
-  private static func unescape(_ bytes: ArraySlice<UInt8>) -> String {
+  static func unescape(_ bytes: ArraySlice<UInt8>) -> String {
     guard bytes.contains(0x5C) else { return text(bytes) }
     var out = [UInt8]()
     var escaping = false

@@ -65,6 +65,10 @@ final class Journal {
   let directory: String
   let path: String
   private let fd: Int32
+  /// The log's length so far: where the next record goes.
+  private var size = 0
+  /// Where, in the log, the prior bytes of the records the journal was started with begin (nil: none carried).
+  private(set) var firstPriorOffsets: [Int?] = []
 
   static func logPath(in directory: String) -> String { directory + "/log" }
 
@@ -81,12 +85,13 @@ final class Journal {
       command: Self.commandLine())
     // The log appears (by rename) only once its first records are on disk: a log without its `begin` record would
     // look like one that changed nothing.
-    let first = try Self.encode([(begin, nil)] + entries)
+    let (first, offsets) = try Self.encode([(begin, nil)] + entries)
     try FileSystem.makeDirectory(directory)
     let starting = Self.startingPath(in: directory)
     fd = open(starting, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw AtomicFile.ioError(starting, errno) }
     try write(first)
+    firstPriorOffsets = Array(offsets.dropFirst())
     guard rename(starting, path) == 0 else { throw AtomicFile.ioError(path, errno) }
     // The log's directory entry must be durable too, or a power loss could keep the changes and lose the log.
     Self.syncDirectory(directory)
@@ -95,21 +100,48 @@ final class Journal {
   deinit { close(fd) }
 
   /// Appends records (each with the prior bytes it carries) in one write, and flushes them to disk before returning.
-  func append(_ entries: [(JournalRecord, Data?)]) throws {
-    try write(try Self.encode(entries))
+  /// Returns where each record's prior bytes begin in the log (nil for a record that carries none), so an undo
+  /// can read them back from here instead of keeping every file's old bytes in memory.
+  @discardableResult
+  func append(_ entries: [(JournalRecord, Data?)]) throws -> [Int?] {
+    let (buffer, offsets) = try Self.encode(entries)
+    let start = size
+    try write(buffer)
+    return offsets.map { $0.map { start + $0 } }
   }
 
-  /// Each record as a JSON line followed by the prior bytes it carries.
-  private static func encode(_ entries: [(JournalRecord, Data?)]) throws -> Data {
+  /// The `count` bytes at `offset` of the log: prior bytes ``append(_:)`` placed there.
+  func prior(at offset: Int, count: Int) -> Data? {
+    let reader = open(path, O_RDONLY | O_CLOEXEC)
+    guard reader >= 0 else { return nil }
+    defer { close(reader) }
+    var data = Data(count: count)
+    var done = 0
+    let ok = data.withUnsafeMutableBytes { buffer -> Bool in
+      while done < count {
+        let n = pread(reader, buffer.baseAddress! + done, count - done, off_t(offset + done))
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return false }
+        done += n
+      }
+      return true
+    }
+    return ok ? data : nil
+  }
+
+  /// Each record as a JSON line followed by the prior bytes it carries, and where in the buffer each prior begins.
+  private static func encode(_ entries: [(JournalRecord, Data?)]) throws -> (Data, [Int?]) {
     var buffer = Data()
+    var offsets: [Int?] = []
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     for (record, prior) in entries {
       buffer.append(try encoder.encode(record))
       buffer.append(0x0A)
+      offsets.append(prior == nil ? nil : buffer.count)
       if let prior { buffer.append(prior) }
     }
-    return buffer
+    return (buffer, offsets)
   }
 
   /// Appends `buffer` and flushes it to disk before returning.
@@ -117,6 +149,7 @@ final class Journal {
     var failure = AtomicFile.writeAll(buffer, to: fd)
     if failure == 0, fdatasync(fd) != 0 { failure = errno }
     if failure != 0 { throw AtomicFile.ioError(path, failure) }
+    size += buffer.count
   }
 
   /// Removes the journal: the transaction committed, or was undone in process.

@@ -85,6 +85,13 @@ extension NoteRepository {
     try index.hits(expression, sort: sort, reverse: reverse, limit: limit, offset: offset)
   }
 
+  /// The notes ``notes(matching:)`` returns, handed to `body` one at a time in the same order without all being held
+  /// at once: for printing a listing of any size.
+  public func forEachNote(matching query: NoteQuery, _ body: (NoteHit) throws -> Void) throws {
+    try index.eachHit(
+      try parsed(query.text), sort: query.sort, reverse: query.reverse, limit: query.limit, offset: query.offset, body)
+  }
+
   /// How many notes `query` matches (its sort and page are ignored).
   public func count(matching query: NoteQuery) throws -> Int {
     try index.count(try parsed(query.text))

@@ -114,7 +114,24 @@ extension NoteRepository {
         Set(changes.map(\.path).filter { !AtomicFile.isTemporary($0) && options.leaveOut?($0) != true })
       ).sorted()
       let head = try git.headID()
-      var stamped: [(path: String, text: String, id: String, read: FileSystem.Info?)] = []
+      // Stamped notes wait here until a batch is full, then are written: the texts of a whole adopted folder are
+      // never all in memory at once.
+      var pending: [(path: String, text: String, id: String, read: FileSystem.Info?, old: Data)] = []
+      var stamped: [String] = []
+      var changedAgain: [String] = []
+      // Right before writing: a note whose size, time or inode moved since it was read is being written by someone
+      // else; stamping it would overwrite their newer bytes (the rename itself is atomic).
+      func writePending() throws {
+        let moving = pending.filter { FileSystem.lstatInfo(absolute($0.path)) != $0.read }.map(\.path)
+        changedAgain += moving
+        if !moving.isEmpty { pending.removeAll { moving.contains($0.path) } }
+        try tx.write(all: pending.map { ($0.path, Data($0.text.utf8), $0.old) })
+        for note in pending { tx.note(note.id) }
+        stamped += pending.map(\.path)
+        pending.removeAll()
+      }
+      // Moves are looked for only among the deletions, found once.
+      let deletions = changes.filter { $0.unstaged == .deleted || $0.staged == .deleted }
       var removed: [String] = []
       var plain: [String] = []
       var inkOnly: [String] = []
@@ -161,8 +178,7 @@ extension NoteRepository {
           let read = FileSystem.lstatInfo(absolute(path))
           let text = try readText(path)
           // A file moved by hand (same bytes at a new path) is not a content change: commit it as it is.
-          if let head, let source = try unchangedMoveSource(path: path, text: text, removedCandidates: changes, head: head)
-          {
+          if let head, let source = try unchangedMoveSource(path: path, text: text, deleted: deletions, head: head) {
             moved.append(SaveResult.Move(from: source, to: path))
             plain.append(path)
             continue
@@ -179,7 +195,8 @@ extension NoteRepository {
           }
           let result = try stamp(path, text: text, newID: original != nil)
           if let original { newIDs.append(SaveResult.Copy(path: path, original: original)) }
-          stamped.append((path, result.text, result.id, read))
+          pending.append((path, result.text, result.id, read, Data(text.utf8)))
+          if pending.count >= 256 { try writePending() }
         } catch let error as NoteStoreError where error.isUnreadableFile {
           if !options.leaveUnstampable { plain.append(path) }
           unstamped.append(error)
@@ -189,19 +206,15 @@ extension NoteRepository {
       for path in inkOnly {
         do {
           let read = FileSystem.lstatInfo(absolute(path))
-          let result = try stamp(path, text: try readText(path))
-          stamped.append((path, result.text, result.id, read))
+          let text = try readText(path)
+          let result = try stamp(path, text: text)
+          pending.append((path, result.text, result.id, read, Data(text.utf8)))
         } catch let error as NoteStoreError where error.isUnreadableFile {
           // The drawing is committed; its note, which nb cannot stamp, stays as it is.
           unstamped.append(error)
         }
       }
-      // Right before writing: a note whose size, time or inode moved since it was read is being written by someone
-      // else; stamping it would overwrite their newer bytes (the rename itself is atomic).
-      let changedAgain = stamped.filter { FileSystem.lstatInfo(absolute($0.path)) != $0.read }.map(\.path)
-      stamped.removeAll { changedAgain.contains($0.path) }
-      try tx.write(all: stamped.map { ($0.path, Data($0.text.utf8)) })
-      for note in stamped { tx.note(note.id) }
+      try writePending()
       for path in removed + plain { tx.touch(path) }
       let left = Set(changedAgain).union(options.leaveUnstampable ? unstamped.compactMap { $0.location?.path } : [])
       let committedPaths = paths.filter { !left.contains($0) }
@@ -213,7 +226,7 @@ extension NoteRepository {
           + (removed.count + plain.count > 0
             ? " and \(counted(removed.count + plain.count, "other change"))" : "")
       return SaveResult(
-        paths: committedPaths, notes: stamped.map(\.path), removed: removed, unstamped: unstamped,
+        paths: committedPaths, notes: stamped, removed: removed, unstamped: unstamped,
         newIDs: newIDs.filter { !left.contains($0.path) },
         added: Set(changes.filter { $0.unstaged == .added || $0.staged == .added }.map(\.path))
           .intersection(committedPaths).sorted(),
@@ -227,9 +240,8 @@ extension NoteRepository {
 
   /// The deleted note a new file is a byte-for-byte move of, if it is one.
   private func unchangedMoveSource(
-    path: String, text: String, removedCandidates: [WorkTreeChange], head: String
+    path: String, text: String, deleted: [WorkTreeChange], head: String
   ) throws -> String? {
-    let deleted = removedCandidates.filter { $0.unstaged == .deleted || $0.staged == .deleted }
     guard !deleted.isEmpty, try git.file(at: path, in: head) == nil else { return nil }
     let bytes = Data(text.utf8)
     for candidate in deleted where RepoPaths.isNotePath(candidate.path) {
@@ -241,9 +253,17 @@ extension NoteRepository {
   }
 
   /// The branch, last commit, uncommitted changes and warnings.
+  ///
+  /// One walk of the work tree that trusts the index's stat data, as `git status` does, gives the changes and the
+  /// listings the stray files are found in; the notes' own warnings (broken front matter, shared ids) come from
+  /// the summary of the committed notes (``NoteSummary``) and the notes the walk found changed. When that walk
+  /// cannot answer (something staged, conflicts), libgit2's status and a listing walk answer instead.
   public func status() throws -> RepositoryStatus {
+    var strays = StrayCollector(attachmentFolders: hasAttachmentFolders)
+    let scan = try git.scan { strays.list($0, $1) }
+    let workTree = try scan?.changes ?? git.changesWithoutWalk()
     var changes: [FileChange] = []
-    for entry in try git.changes() {
+    for entry in workTree {
       // Repositories made by `nb init` ignore these; others may still show them to git.
       if AtomicFile.isTemporary(entry.path) { continue }
       if let staged = entry.staged { changes.append(FileChange(path: entry.path, kind: staged, staged: true)) }
@@ -251,20 +271,25 @@ extension NoteRepository {
     }
     let (operation, gitWarnings) = try git.state()
     var warnings = gitWarnings
-    let scanned = scanner.notesAndStrays(in: "", recursive: true)
-    for note in scanned.notes { if let warning = note.warning { warnings.append(warning) } }
-    // Notes sharing an id confuse selectors, history and sync; save fixes a new copy, these two it cannot decide.
-    let byID = Dictionary(grouping: scanned.notes.filter { $0.id != nil }) { $0.id!.lowercased() }
-    for (id, notes) in byID.sorted(by: { $0.key < $1.key }) where notes.count > 1 {
-      let paths = notes.map(\.path).sorted()
-      warnings.append(
-        "\(paths.joined(separator: " and ")) share the id \(id); remove the id line from all but one and run 'nb save'"
-      )
+    let noteWarnings: (notes: [String], duplicates: [String])
+    let found: NoteScanner.Strays
+    if let scan, let fromSummary = try self.noteWarnings(head: scan.head, changes: scan.changes) {
+      noteWarnings = fromSummary
+      found = strays.found
+    } else {
+      let scanned = scanner.notesAndStrays(in: "", recursive: true)
+      var notes: [String: NoteSummary.Facts] = [:]
+      for note in scanned.notes { notes[note.path] = NoteSummary.Facts(id: note.id, warning: note.warning) }
+      noteWarnings = NoteSummary.warnings(notes)
+      found = scanned.strays
     }
-    for path in scanned.strays.temporaryFiles {
+    warnings += noteWarnings.notes
+    // Notes sharing an id confuse selectors, history and sync; save fixes a new copy, these two it cannot decide.
+    warnings += noteWarnings.duplicates
+    for path in found.temporaryFiles {
       warnings.append("\(path) is a partial write left by an interrupted nb; nb never commits it, delete it")
     }
-    for path in scanned.strays.orphanedInk {
+    for path in found.orphanedInk {
       let note = String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md"
       warnings.append(
         "\(path) is ink without a note (no \(note)); restore the note, or move the ink beside its note with the same name"
@@ -278,5 +303,99 @@ extension NoteRepository {
     let head = try git.head()
     return RepositoryStatus(
       branch: try git.currentBranch, operation: operation, head: head, changes: changes, warnings: warnings)
+  }
+}
+
+extension NoteRepository {
+  /// The notes' warnings: the committed notes' from their summary, with the notes the work tree changed read from
+  /// the disk instead. nil when a note appeared or vanished beside its attachment folder, which changes whether
+  /// the `.md` files in it are notes: a listing's walk answers that exactly.
+  fileprivate func noteWarnings(head: String, changes: [WorkTreeChange]) throws -> (
+    notes: [String], duplicates: [String]
+  )? {
+    let folders = hasAttachmentFolders
+    let store = NoteSummary.Store(cacheDirectory: gitDirectory.appendingPathComponent("nb/cache").path)
+    let touched = changes.filter { $0.path.hasSuffix(".md") }
+    if touched.isEmpty, let kept = store.warnings(for: head, attachmentFolders: folders) { return kept }
+    var notes = try noteSummary(at: head, dirty: Set(changes.map(\.path))).notes
+    if touched.isEmpty { return NoteSummary.warnings(notes) }
+    let isNoteOnDisk = { (path: String) -> Bool in FileSystem.lstatInfo(self.absolute(path))?.isRegular == true }
+    for path in touched.map(\.path) {
+      notes[path] = nil
+      guard FileSystem.lstatInfo(absolute(path))?.isRegular == true,
+        NoteSummary.isNote(path, attachmentFolders: folders, isNote: isNoteOnDisk)
+      else { continue }
+      let note = NoteScanner.readNote(root: root.path, path: path)
+      notes[path] = NoteSummary.Facts(id: note.id, warning: note.warning)
+    }
+    if folders,
+      touched.contains(where: { change in
+        (change.unstaged == .added || change.unstaged == .deleted)
+          && FileSystem.lstatInfo(absolute(RepoPaths.attachmentFolder(of: change.path)))?.isDirectory == true
+      })
+    {
+      return nil
+    }
+    return NoteSummary.warnings(notes)
+  }
+}
+
+/// The stray files `status` reports, picked out of the listings of the status walk by the rules of a listing's
+/// walk (``NoteScanner``): in directories that are notebooks (no hidden component, not an attachment folder),
+/// temporary files of killed nb processes and ink sidecars without their note.
+struct StrayCollector {
+  let attachmentFolders: Bool
+  private var temporaryFiles: [String] = []
+  private var orphanedInk: [String] = []
+  /// Directories that are not notebooks, so neither is anything below them.
+  private var skipped = Set<String>()
+
+  init(attachmentFolders: Bool) {
+    self.attachmentFolders = attachmentFolders
+  }
+
+  var found: NoteScanner.Strays {
+    NoteScanner.Strays(temporaryFiles: temporaryFiles.sorted(), orphanedInk: orphanedInk.sorted())
+  }
+
+  /// Takes one directory's listing; a directory is listed before the directories in it. Called for every
+  /// directory of the work tree, so it looks at bytes, and builds the set of the listing's notes only when an ink
+  /// file or a `.files` folder needs it.
+  mutating func list(_ directory: String, _ names: [String]) {
+    if !directory.isEmpty {
+      let bytes = directory.utf8
+      let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+      let nameStart = slash.map { bytes.index(after: $0) } ?? bytes.startIndex
+      let parent = slash.map { String(directory.utf8[..<$0])! } ?? ""
+      if bytes[nameStart] == UInt8(ascii: ".") || skipped.contains(parent) {
+        skipped.insert(directory)
+        return
+      }
+    }
+    var notes: Set<String>?
+    for name in names {
+      let first = name.utf8.first
+      if first == UInt8(ascii: ".") {
+        if AtomicFile.isTemporary(name) { temporaryFiles.append(RepoPaths.join(directory, name)) }
+        continue
+      }
+      let isInk = Self.endsWith(name, RepoPaths.inkSuffix)
+      let isFolder = attachmentFolders && Self.endsWith(name, RepoPaths.attachmentSuffix)
+      guard isInk || isFolder else { continue }
+      if notes == nil { notes = Set(names.filter { $0.hasSuffix(".md") && !$0.hasPrefix(".") }) }
+      if isInk, !notes!.contains(String(name.dropLast(RepoPaths.inkSuffix.count)) + ".md") {
+        orphanedInk.append(RepoPaths.join(directory, name))
+      }
+      if isFolder, let owner = RepoPaths.attachmentOwner(ofFolder: name), notes!.contains(owner) {
+        skipped.insert(RepoPaths.join(directory, name))
+      }
+    }
+  }
+
+  /// `hasSuffix` by bytes: String's compares by Unicode canonical equivalence, too slow for every file's name.
+  private static func endsWith(_ name: String, _ suffix: String) -> Bool {
+    let bytes = name.utf8
+    let tail = suffix.utf8
+    return bytes.count >= tail.count && bytes.suffix(tail.count).elementsEqual(tail)
   }
 }

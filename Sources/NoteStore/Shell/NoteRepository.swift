@@ -257,6 +257,25 @@ public final class NoteRepository {
     }
   }
 
+  /// ``checkInside(_:)`` for many paths: each directory's real path is resolved once (a resolution reads every
+  /// component's link, six system calls per file at a typical depth), and only a file that is itself a symbolic
+  /// link is resolved on its own.
+  func checkInside(all relatives: [String]) throws {
+    var checked = Set<String>()
+    for relative in relatives {
+      let full = absolute(relative)
+      if let info = FileSystem.lstatInfo(full), info.isSymlink {
+        try checkInside(relative)
+        continue
+      }
+      let directory = RepoPaths.directory(of: relative)
+      if checked.insert(directory).inserted {
+        // The directory stands for the file: a missing file resolves through its nearest existing ancestor.
+        try checkInside(directory.isEmpty ? "." : directory)
+      }
+    }
+  }
+
   // MARK: - Changing: one lock, one commit, all or nothing
 
   /// Runs `body` under the repository lock, then commits what it recorded in one commit. If anything fails, every
@@ -321,13 +340,15 @@ struct Transaction {
 
   init(repository: NoteRepository) { self.repository = repository }
 
-  /// Records `entries` durably before the changes they describe are made (starting the journal on the first).
-  private mutating func log(_ entries: [(JournalRecord, Data?)]) throws {
-    if let journal {
-      try journal.append(entries)
-    } else {
-      journal = try Journal(directory: repository.journalDirectory, head: try repository.git.headID(), first: entries)
-    }
+  /// Records `entries` durably before the changes they describe are made (starting the journal on the first);
+  /// where each entry's prior bytes are in the journal.
+  @discardableResult
+  private mutating func log(_ entries: [(JournalRecord, Data?)]) throws -> [Int?] {
+    if let journal { return try journal.append(entries) }
+    let started = try Journal(
+      directory: repository.journalDirectory, head: try repository.git.headID(), first: entries)
+    journal = started
+    return started.firstPriorOffsets
   }
 
   private static func writeRecord(_ path: String, old: Data?, new: Data) -> (JournalRecord, Data?) {
@@ -358,28 +379,55 @@ struct Transaction {
   }
 
   /// Writes many files, journaling them in batches (one flush per batch, not per file): a tag rename over
-  /// thousands of notes pays for its journal about what a single write costs.
-  mutating func write(all files: [(path: String, data: Data)]) throws {
+  /// thousands of notes pays for its journal about what a single write costs. Each batch's files are flushed to
+  /// disk together (``AtomicFile/stage(_:)``) before any is renamed into place, and their old bytes are not kept
+  /// in memory: an undo reads them back from the journal, which holds them anyway. `old` is a file's current
+  /// bytes when the caller has just read them (nil: read here).
+  mutating func write(all files: [(path: String, data: Data, old: Data?)]) throws {
     var start = 0
     while start < files.count {
       var batch: [(path: String, full: String, data: Data, old: Data?)] = []
       var bytes = 0
-      while start + batch.count < files.count, batch.count < 512, bytes < 8 << 20 {
+      let end = min(files.count, start + 512)
+      try repository.checkInside(all: files[start..<end].map(\.path))
+      while start + batch.count < end, bytes < 8 << 20 {
         let file = files[start + batch.count]
-        try repository.checkInside(file.path)
         let full = repository.absolute(file.path)
-        let old = try? FileSystem.read(full)
+        let old = file.old ?? (try? FileSystem.read(full))
         bytes += old?.count ?? 0
         batch.append((file.path, full, file.data, old))
       }
-      try log(batch.map { Self.writeRecord($0.path, old: $0.old, new: $0.data) })
+      let priors = try log(batch.map { Self.writeRecord($0.path, old: $0.old, new: $0.data) })
       for file in batch {
         let parent = (file.full as NSString).deletingLastPathComponent
         if !FileSystem.exists(parent) { try makeDirectories(parent) }
-        try written(file.path, full: file.full, file.data, old: file.old)
+      }
+      let staged = try AtomicFile.stage(batch.map { ($0.data, $0.full) })
+      for (i, (file, prior)) in zip(batch, priors).enumerated() {
+        do {
+          try AtomicFile.install(staged[i])
+        } catch {
+          AtomicFile.discard(staged[(i + 1)...])
+          throw error
+        }
+        let journal = journal
+        let count = file.old?.count ?? 0
+        let full = file.full
+        undo.append {
+          if let prior, let old = journal?.prior(at: prior, count: count) {
+            try? AtomicFile.write(old, to: URL(fileURLWithPath: full))
+          } else if prior == nil {
+            try? FileSystem.remove(full)
+          }
+        }
+        touch(file.path)
       }
       start += batch.count
     }
+  }
+
+  mutating func write(all files: [(path: String, data: Data)]) throws {
+    try write(all: files.map { ($0.path, $0.data, nil) })
   }
 
   /// Writes `data` over `full` (its record already journaled) and remembers how to undo it in process.

@@ -283,6 +283,38 @@ final class NoteHistory {
     }
   }
 
+  /// The uncommitted changes, as ``changes(paths:exact:)`` reports them for the whole work tree, and the commit
+  /// whose tree the index holds (HEAD), from one walk that trusts the index's stat data; `onDirectory` gets each
+  /// directory's listing on the way. nil when that walk cannot answer (something staged, conflicts, unusual
+  /// settings): then ``changesWithoutWalk()`` must.
+  func scan(onDirectory: @escaping (String, [String]) -> Void) throws -> (changes: [WorkTreeChange], head: String)? {
+    try mapped {
+      guard let scan = try git.scanWorkTree(onDirectory: onDirectory), let head = try git.headCommitID() else {
+        return nil
+      }
+      let changes = scan.entries.map { entry in
+        WorkTreeChange(path: entry.path, staged: entry.staged.map(Self.kind), unstaged: entry.unstaged.map(Self.kind))
+      }
+      return (changes, head.hex)
+    }
+  }
+
+  /// ``changes(paths:exact:)`` for the whole work tree as libgit2 answers it, for a caller whose ``scan(onDirectory:)``
+  /// declined.
+  func changesWithoutWalk() throws -> [WorkTreeChange] {
+    try mapped {
+      try git.libgit2Status().map { entry in
+        WorkTreeChange(path: entry.path, staged: entry.staged.map(Self.kind), unstaged: entry.unstaged.map(Self.kind))
+      }
+    }
+  }
+
+  /// Whether `commit`'s tree has a directory at `path`.
+  func hasDirectory(at path: String, in commit: String) throws -> Bool {
+    let id = try objectID(commit)
+    return try mapped { try git.hasDirectory(at: path, in: id) }
+  }
+
   private static func kind(_ change: StatusEntry.Change) -> FileChange.Kind {
     switch change {
     case .added: .added

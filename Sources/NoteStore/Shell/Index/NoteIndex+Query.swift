@@ -168,6 +168,29 @@ extension NoteIndex {
     }
   }
 
+  /// ``hits(_:sort:reverse:limit:offset:snippets:)`` handed to `body` one at a time, in order, read from a cursor
+  /// rather than gathered: listing 100 000 notes held them all, 140 MB. A ranked query (words to match) keeps the
+  /// gathered path: its snippets are looked up for the whole page at once.
+  func eachHit(
+    _ expression: QueryExpression, sort: NoteQuery.Sort, reverse: Bool, limit: Int?, offset: Int,
+    _ body: (NoteHit) throws -> Void
+  ) throws {
+    let compiled = CompiledQuery(expression)
+    guard compiled.rankMatch == nil else {
+      for hit in try hits(expression, sort: sort, reverse: reverse, limit: limit, offset: offset) { try body(hit) }
+      return
+    }
+    let sql = "SELECT \(Self.noteColumns), NULL FROM note n WHERE \(compiled.condition) ORDER BY "
+      + Self.order(sort, reverse: reverse, ranked: false) + " LIMIT ? OFFSET ?"
+    let arguments = compiled.arguments + [limit ?? -1, max(0, offset)]
+    try read(scope: expression.notebookScope) { db in
+      let rows = try Row.fetchCursor(db.makeStatement(sql: sql), arguments: StatementArguments(arguments))
+      while let row = try rows.next() {
+        try body(NoteHit(note: Self.note(from: row), score: nil, hasInk: (row[12] as Int64) != 0))
+      }
+    }
+  }
+
   /// How many notes a query tree matches.
   func count(_ expression: QueryExpression) throws -> Int {
     let compiled = CompiledQuery(expression)

@@ -1,0 +1,111 @@
+import CLibGit2
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension CacheTree {
+  /// The cache tree of `table` with every directory whose index entries are exactly those of the matching
+  /// directory of `tree` marked valid with that tree's id, as `git commit` leaves it: after nb's commit the index
+  /// usually equals the new HEAD tree, and a valid cache tree lets `scanWorkTree` (and git) see that nothing is
+  /// staged without reading a tree.
+  ///
+  /// A directory already valid is trusted (its id describes the index, whatever HEAD holds); an invalid one is
+  /// compared entry by entry with `tree`, reading only the trees of such directories. Only ids of trees that exist
+  /// (`tree`'s own) are recorded, so git may reuse them when it writes a tree.
+  static func revalidated(_ table: IndexTable, against tree: OpaquePointer, repository: OpaquePointer) throws -> Node {
+    var existing: Node?
+    if let range = table.cacheTree, !range.isEmpty {
+      var cursor = 0
+      let bytes = Array(table.bytes[range])
+      existing = try? parse(bytes, &cursor)
+    }
+    return try validate(
+      existing, name: [], table: table, prefix: [], range: 0..<table.entries.count, tree: tree, repository: repository
+    ).node
+  }
+
+  private static func validate(
+    _ node: Node?, name: [UInt8], table: IndexTable, prefix: [UInt8], range: Range<Int>, tree: OpaquePointer,
+    repository: OpaquePointer
+  ) throws -> (node: Node, equal: Bool) {
+    let treeID = Repository.bytes(of: git_tree_id(tree).pointee)
+    if let node, node.entryCount >= 0, let id = node.id {
+      return (node, id == treeID)
+    }
+    let kids = table.children(prefixCount: prefix.count, range: range)
+    let count = git_tree_entrycount(tree)
+    var byName: [ArraySlice<UInt8>: OpaquePointer] = [:]
+    byName.reserveCapacity(count)
+    for i in 0..<count {
+      guard let entry = git_tree_entry_byindex(tree, i), let cName = git_tree_entry_name(entry) else { continue }
+      let entryName = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: strlen(cName))
+      byName[ArraySlice(entryName)] = entry
+    }
+    var equal = kids.count == count
+    var children: [Node] = []
+    for kid in kids {
+      let kidName = table.name(kid)
+      let entry = byName[kidName]
+      if !kid.isDirectory {
+        guard let entry else {
+          equal = false
+          continue
+        }
+        let e = table.entries[kid.entry]
+        if git_tree_entry_type(entry) != GIT_OBJECT_BLOB || git_tree_entry_filemode_raw(entry).rawValue != table.mode(e)
+          || !table.id(e).elementsEqual(Repository.bytes(of: git_tree_entry_id(entry).pointee))
+        {
+          equal = false
+        }
+        continue
+      }
+      let previous = node?.children.first { $0.name.elementsEqual(kidName) }
+      guard let entry, git_tree_entry_type(entry) == GIT_OBJECT_TREE else {
+        equal = false
+        children.append(previous ?? Node(name: Array(kidName), entryCount: -1, id: nil, children: []))
+        continue
+      }
+      var subtree: OpaquePointer?
+      try check("git_tree_lookup", git_tree_lookup(&subtree, repository, git_tree_entry_id(entry)))
+      defer { git_tree_free(subtree) }
+      let sub = try validate(
+        previous, name: Array(kidName), table: table, prefix: prefix + kidName + [0x2F], range: kid.range, tree: subtree!,
+        repository: repository)
+      children.append(sub.node)
+      equal = equal && sub.equal
+    }
+    // git keeps subtrees ordered by name length, then bytes (subtree_name_cmp), and writes them in that order.
+    children.sort { $0.name.count != $1.name.count ? $0.name.count < $1.name.count : $0.name.lexicographicallyPrecedes($1.name) }
+    if equal { return (Node(name: name, entryCount: range.count, id: treeID, children: children), true) }
+    return (Node(name: name, entryCount: -1, id: nil, children: children), false)
+  }
+}
+
+extension IndexFile {
+  /// `snapshot` (decoded as `table`) with its `TREE` extension replaced by `root`, other extensions kept, and the
+  /// checksum recomputed from the first changed byte on.
+  static func replacingCacheTree(_ snapshot: Snapshot, table: IndexTable, root: CacheTree.Node) -> Snapshot {
+    let input = snapshot.bytes
+    var out = Array(input[0..<table.entriesEnd])
+    var tree: [UInt8] = []
+    CacheTree.serialize(root, into: &tree)
+    out.append(contentsOf: Array("TREE".utf8))
+    appendUInt32(&out, UInt32(tree.count))
+    out.append(contentsOf: tree)
+    var offset = table.entriesEnd
+    let bodyEnd = input.count - 20
+    while offset + 8 <= bodyEnd {
+      let size = Int(readUInt32(input, offset + 4))
+      let isTree = input[offset..<(offset + 4)].elementsEqual(Array("TREE".utf8))
+      if !isTree { out.append(contentsOf: input[offset..<min(bodyEnd, offset + 8 + size)]) }
+      offset += 8 + size
+    }
+    let (digest, checkpoints) = checksum(
+      out, bodyCount: out.count, resumingFrom: snapshot.checkpoints, unchangedPrefix: table.entriesEnd)
+    out.append(contentsOf: digest)
+    return Snapshot(bytes: out, checkpoints: checkpoints)
+  }
+}

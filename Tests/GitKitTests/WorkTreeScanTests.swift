@@ -1,0 +1,254 @@
+import Foundation
+import NBTestSupport
+import XCTest
+
+@testable import GitKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The stat-trusting status walk (`scanWorkTree`) against libgit2's status and the git CLI, and the cache tree
+/// `commit(paths:)` leaves behind.
+final class WorkTreeScanTests: GitKitTestCase {
+  private var repo: Repository!
+
+  override func setUpWithError() throws {
+    try super.setUpWithError()
+    repo = try makeRepository()
+    for path in ["a.md", "b.md", "dir/c.md", "dir/sub/d.md", "dir/sub/e.md", "other/f.md", "z.md", "dir.md"] {
+      try write(path, "text of \(path)\n")
+    }
+    try write(".gitignore", "*.tmp\nignored/\n")
+    try repo.commit(
+      paths: ["a.md", "b.md", "dir/c.md", "dir/sub/d.md", "dir/sub/e.md", "other/f.md", "z.md", "dir.md", ".gitignore"],
+      message: "seed")
+    // Written a moment after the files: none is racy unless a test makes it so.
+    try setIndexTime(secondsFromNow: 10)
+  }
+
+  private func setIndexTime(secondsFromNow seconds: Int) throws {
+    var times = [timespec(tv_sec: time(nil) + seconds, tv_nsec: 0), timespec(tv_sec: time(nil) + seconds, tv_nsec: 0)]
+    XCTAssertEqual(utimensat(AT_FDCWD, workTree.appendingPathComponent(".git/index").path, &times, 0), 0)
+  }
+
+  /// The walk answers, and says what libgit2 says.
+  private func assertAgrees(file: StaticString = #filePath, line: UInt = #line) throws {
+    let scan = try XCTUnwrap(try repo.scanWorkTree(), "the walk declined", file: file, line: line)
+    XCTAssertEqual(scan.entries, try repo.libgit2Status(), file: file, line: line)
+  }
+
+  func testCommitLeavesAValidCacheTreeThatGitAgreesWith() throws {
+    XCTAssertNotNil(try repo.scanWorkTree())
+    XCTAssertEqual(try repo.scanWorkTree()?.entries, [])
+    // git write-tree trusts a valid cache tree: it must name the tree a fresh index of the same entries gives.
+    XCTAssertEqual(try git.run("write-tree"), try freshWriteTree())
+    XCTAssertEqual(try git.run("write-tree"), try git.run("rev-parse", "HEAD^{tree}"))
+    // A commit of a subset while something else is staged: only the directories equal to HEAD stay valid.
+    try write("other/g.md", "staged by git\n")
+    try git.run("add", "other/g.md")
+    try write("dir/sub/d.md", "changed\n")
+    try repo.commit(paths: ["dir/sub/d.md"], message: "one")
+    XCTAssertEqual(try git.run("write-tree"), try freshWriteTree())
+    XCTAssertEqual(try git.statusPorcelain(), "A  other/g.md\n")
+    // Something is staged, so HEAD's tree is not the index's: the walk leaves that to libgit2.
+    XCTAssertNil(try repo.scanWorkTree())
+    XCTAssertEqual(try repo.status().map(\.path), ["other/g.md"])
+    try repo.commit(paths: ["other/g.md"], message: "two")
+    XCTAssertEqual(try repo.scanWorkTree()?.entries, [])
+    XCTAssertEqual(try git.run("write-tree"), try git.run("rev-parse", "HEAD^{tree}"))
+    try git.fsck()
+  }
+
+  func testChangesOfEveryKindAgreeWithLibgit2() throws {
+    try assertAgrees()
+    try write("a.md", "text of a.mX\n")  // same size, new content
+    try write("b.md", "longer text of b.md\n")
+    try remove("dir/sub/e.md")
+    try remove("other/f.md")
+    try write("new.md", "new\n")
+    try write("dir/new.md", "new\n")
+    try write("untracked/one.md", "1\n")
+    try write("untracked/deeper/two.md", "2\n")
+    try write("untracked/skip.tmp", "ignored\n")
+    try write("ignored/three.md", "ignored dir\n")
+    try write("dir/sub/x.tmp", "ignored\n")
+    try FileManager.default.createDirectory(
+      at: workTree.appendingPathComponent("empty/nested"), withIntermediateDirectories: true)
+    XCTAssertEqual(chmod(workTree.appendingPathComponent("z.md").path, 0o755), 0)
+    try remove("dir.md")
+    XCTAssertEqual(symlink("a.md", workTree.appendingPathComponent("dir.md").path), 0)
+    XCTAssertEqual(symlink("missing", workTree.appendingPathComponent("link").path), 0)
+    try assertAgrees()
+    let paths = try XCTUnwrap(try repo.scanWorkTree()).entries.map(\.path)
+    XCTAssertEqual(
+      paths,
+      [
+        "a.md", "b.md", "dir.md", "dir/new.md", "dir/sub/e.md", "link", "new.md", "other/f.md", "untracked/deeper/two.md",
+        "untracked/one.md", "z.md",
+      ])
+  }
+
+  func testStatChangeWithoutContentChangeIsCleanAfterHashing() throws {
+    // A rewrite with the same bytes moves mtime and ctime (and the inode): the walk hashes it and finds no change.
+    try write("dir/c.md", "text of dir/c.md\n")
+    let scan = try XCTUnwrap(try repo.scanWorkTree())
+    XCTAssertEqual(scan.entries, [])
+    XCTAssertEqual(scan.hashed, 1)
+  }
+
+  func testRacyEntryIsHashedEvenWhenItsStatDataMatch() throws {
+    try repo.setConfig("core.trustctime", "false")
+    let path = workTree.appendingPathComponent("a.md").path
+    var before = stat()
+    XCTAssertEqual(lstat(path, &before), 0)
+    // Same size, same inode, and the recorded mtime put back: only the content differs.
+    let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+    handle.write(Data("TEXT".utf8))
+    handle.closeFile()
+    var times = [before.st_atim, before.st_mtim]
+    XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+    // Not racy (the index was written after the file): the stat data settle it, wrongly but as git does.
+    XCTAssertEqual(try repo.scanWorkTree()?.entries, [])
+    // Racy: the index written in the same tick as the file, so its stat data cannot be trusted.
+    var indexTimes = [before.st_mtim, before.st_mtim]
+    XCTAssertEqual(utimensat(AT_FDCWD, workTree.appendingPathComponent(".git/index").path, &indexTimes, 0), 0)
+    XCTAssertEqual(
+      try repo.scanWorkTree()?.entries, [StatusEntry(path: "a.md", staged: nil, unstaged: .modified)])
+  }
+
+  func testDeclinesWhatItDoesNotModel() throws {
+    // A file where the index has a directory.
+    try remove("other")
+    try write("other", "now a file\n")
+    XCTAssertNil(try repo.scanWorkTree())
+    XCTAssertEqual(try repo.status(), try repo.libgit2Status())
+    try remove("other")
+    try write("other/f.md", "text of other/f.md\n")
+    // A case-insensitive configuration.
+    try repo.setConfig("core.ignorecase", "true")
+    XCTAssertNil(try repo.scanWorkTree())
+  }
+
+  func testListsEachDirectoryOnce() throws {
+    try write("untracked/one.md", "1\n")
+    try write("ignored/three.md", "ignored dir\n")
+    var listed: [String: [String]] = [:]
+    _ = try repo.scanWorkTree { directory, names in
+      XCTAssertNil(listed[directory])
+      listed[directory] = names
+    }
+    XCTAssertEqual(listed.keys.sorted(), ["", "dir", "dir/sub", "other", "untracked"])
+    XCTAssertEqual(listed[""], [".git", ".gitignore", "a.md", "b.md", "dir", "dir.md", "ignored", "other", "untracked", "z.md"])
+  }
+
+  func testALargeTreeWalkedOnSeveralThreadsAgrees() throws {
+    // Enough entries for the walk to start its threads.
+    var paths: [String] = []
+    for i in 0..<2_400 {
+      let path = "many/d\(i % 40)/s\(i % 7)/n\(i).md"
+      try write(path, "note \(i)\n")
+      paths.append(path)
+    }
+    try repo.commit(paths: paths, message: "many")
+    try setIndexTime(secondsFromNow: 10)
+    XCTAssertEqual(try repo.scanWorkTree()?.entries, [])
+    try write("many/d3/s3/n3.md", "changed 3\n")
+    try write("many/d5/s5/n5.md", "note 5\n")  // same bytes, new stat data: hashed, unchanged
+    try remove("many/d7/s0/n7.md")
+    try remove("many/d9")
+    try write("many/d1/new/x.md", "new\n")
+    try write("many/d2/s2/y.tmp", "ignored\n")
+    try assertAgrees()
+    var listed: [String] = []
+    let scan = try XCTUnwrap(try repo.scanWorkTree { directory, _ in listed.append(directory) })
+    XCTAssertEqual(scan.entries.count, 1 + 1 + 60 + 1)
+    // Every directory once, each after the one it is in.
+    XCTAssertEqual(Set(listed).count, listed.count)
+    for (i, directory) in listed.enumerated() where directory.contains("/") {
+      let parent = String(directory[..<directory.lastIndex(of: "/")!])
+      XCTAssertTrue(listed[..<i].contains(parent), "\(directory) before \(parent)")
+    }
+  }
+
+  /// The tree git computes from the index's entries alone, ignoring its cache tree.
+  private func freshWriteTree() throws -> String {
+    let entries = try git.run("ls-files", "-s")
+    let index = temp.url.appendingPathComponent("fresh-index").path
+    try? FileManager.default.removeItem(atPath: index)
+    let info = entries.split(separator: "\n").map { line -> String in
+      // "<mode> <id> <stage>\t<path>" -> "<mode> <id>\t<path>" (update-index --index-info)
+      let tab = line.firstIndex(of: "\t")!
+      let fields = line[..<tab].split(separator: " ")
+      return "\(fields[0]) \(fields[1])\t\(line[line.index(after: tab)...])"
+    }.joined(separator: "\n") + "\n"
+    var environment = git.environment
+    environment["GIT_INDEX_FILE"] = index
+    func run(_ arguments: [String], stdin: Data? = nil) throws -> String {
+      let result = try ProcessRunner.run(
+        "git", arguments: ["-C", workTree.path] + arguments, environment: environment, stdin: stdin)
+      XCTAssertTrue(result.succeeded, result.stderr)
+      return result.stdout
+    }
+    _ = try run(["update-index", "--index-info"], stdin: Data(info.utf8))
+    return try run(["write-tree"])
+  }
+}
+
+/// Large commits write their blobs as pack files (`PackWriter`) instead of a loose file each.
+final class PackedCommitTests: GitKitTestCase {
+  func testManyFilesLandInAPackThatGitReads() throws {
+    let repo = try makeRepository()
+    var paths: [String] = []
+    var rng = SplitMix64(seed: 11)
+    for i in 0..<(Repository.packThreshold + 40) {
+      let path = "n\(i % 7)/note-\(i).md"
+      try write(path, "note \(i % 50)\n" + String(repeating: "text \(i) ", count: i % 30))
+      paths.append(path)
+    }
+    // Incompressible content larger than the probe (stored blocks), an empty file, a duplicate, a symlink and an
+    // executable.
+    let noise = Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    try noise.write(to: workTree.appendingPathComponent("photo.jpg"))
+    try write("empty.md", "")
+    try write("copy.md", "note 1\n" + String(repeating: "text 1 ", count: 1))
+    XCTAssertEqual(symlink("n0/note-0.md", workTree.appendingPathComponent("link.md").path), 0)
+    try write("run.sh", "#!/bin/sh\n")
+    XCTAssertEqual(chmod(workTree.appendingPathComponent("run.sh").path, 0o755), 0)
+    paths += ["photo.jpg", "empty.md", "copy.md", "link.md", "run.sh"]
+    try repo.commit(paths: paths, message: "adopt")
+
+    try git.fsck()
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    let packs = try FileManager.default.contentsOfDirectory(atPath: workTree.appendingPathComponent(".git/objects/pack").path)
+    XCTAssertEqual(packs.filter { $0.hasSuffix(".idx") }.count, 1, "\(packs)")
+    let verify = try git.run("verify-pack", "-v", ".git/objects/pack/" + packs.first { $0.hasSuffix(".idx") }!)
+    XCTAssertTrue(verify.contains("ok"), verify)
+    // Every blob git would have made, with the same ids.
+    for path in paths where path != "link.md" {
+      XCTAssertEqual(
+        try git.run("rev-parse", "HEAD:\(path)"), try git.run("hash-object", path), path)
+    }
+    XCTAssertEqual(try git.run("cat-file", "-p", "HEAD:link.md"), "n0/note-0.md")
+    XCTAssertEqual(try git.run("ls-tree", "HEAD", "run.sh").prefix(6), "100755")
+    XCTAssertEqual(try git.result(["cat-file", "blob", "HEAD:photo.jpg"]).stdoutData, noise)
+  }
+
+  func testFilteredFilesAreStoredAsGitStoresThem() throws {
+    let repo = try makeRepository()
+    try write(".gitattributes", "*.txt text eol=lf\n")
+    try repo.commit(paths: [".gitattributes"], message: "attributes")
+    var paths: [String] = []
+    for i in 0..<(Repository.packThreshold + 1) {
+      let path = "t\(i).txt"
+      try write(path, "line one\r\nline two \(i)\r\n")
+      paths.append(path)
+    }
+    try repo.commit(paths: paths, message: "crlf")
+    try git.fsck()
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertEqual(try git.run("cat-file", "-p", "HEAD:t3.txt"), "line one\nline two 3\n")
+  }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+
+@testable import NoteStore
+
+/// `status` answers from one walk that trusts the index and from the per-commit summary of the notes
+/// (``NoteSummary``); what it reports must be what a listing's walk of every note finds.
+final class StatusSummaryTests: NoteRepositoryTestCase {
+  /// The warnings a walk of every note gives (what `status` printed before the summary), in `status`'s order.
+  private func listedWarnings() -> [String] {
+    let scanned = repository.scanner.notesAndStrays(in: "", recursive: true)
+    var notes: [String: NoteSummary.Facts] = [:]
+    for note in scanned.notes { notes[note.path] = NoteSummary.Facts(id: note.id, warning: note.warning) }
+    let warnings = NoteSummary.warnings(notes)
+    var all = warnings.notes + warnings.duplicates
+    all += scanned.strays.temporaryFiles.map {
+      "\($0) is a partial write left by an interrupted nb; nb never commits it, delete it"
+    }
+    all += scanned.strays.orphanedInk.map { path in
+      let note = String(path.dropLast(RepoPaths.inkSuffix.count)) + ".md"
+      return "\(path) is ink without a note (no \(note)); restore the note, or move the ink beside its note with the "
+        + "same name"
+    }
+    return all
+  }
+
+  private func assertSameWarnings(file: StaticString = #filePath, line: UInt = #line) throws {
+    // Through the walk: nothing is staged in these tests, so it must answer.
+    XCTAssertNotNil(try repository.git.scan { _, _ in }, "the walk declined", file: file, line: line)
+    XCTAssertEqual(try repository.status().warnings, listedWarnings(), file: file, line: line)
+    // A second time from the kept summary, and from another instance (another process).
+    XCTAssertEqual(try repository.status().warnings, listedWarnings(), file: file, line: line)
+    XCTAssertEqual(try openAnother().status().warnings, listedWarnings(), file: file, line: line)
+  }
+
+  func testWarningsFollowCommitsAndTheWorkTree() throws {
+    try write("work/a.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: A\n---\nA\n")
+    try write("work/b.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: B\n---\nB\n")
+    try write("work/broken.md", "---\ntitle: [unclosed\n---\nbody\n")
+    try write("work/deep/c.md", "---\ntitle: C\n---\nC\n")
+    try write(".hidden/d.md", "---\ntitle: [hidden and broken\n---\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "seed")
+    try assertSameWarnings()
+    XCTAssertTrue(try repository.status().warnings.contains { $0.contains("share the id") })
+
+    // The work tree changes notes the summary describes.
+    try write("work/b.md", "---\ntitle: B, its id gone\n---\nB\n")
+    try write("work/new.md", "---\nid: 22222222-2222-4222-8222-222222222222\n---\nnew\n")
+    try write("work/deep/copy.md", "---\nid: 22222222-2222-4222-8222-222222222222\n---\ncopy\n")
+    try write("work/deep/c.md", "---\ntitle: [now broken\n---\n")
+    try FileManager.default.removeItem(at: url("work/broken.md"))
+    try write("work/.x.md.nb-123-456.tmp", "partial")
+    try write(".hidden/.y.md.nb-1-2.tmp", "partial, in a hidden directory")
+    try write("work/lost.ink.jsonl", "{}\n")
+    try assertSameWarnings()
+
+    // A commit moves the summary forward by the notes that changed.
+    _ = try repository.save()
+    try assertSameWarnings()
+    try write("work/a.md", "---\nid: 33333333-3333-4333-8333-333333333333\ntitle: A\n---\nA\n")
+    try git.run("commit", "-q", "-am", "by git")
+    try assertSameWarnings()
+  }
+
+  func testAttachmentFoldersHoldNoNotes() throws {
+    try write("work/plan.md", "---\ntitle: Plan\n---\nplan\n")
+    try write("work/plan.files/readme.md", "---\ntitle: [broken but an attachment\n---\n")
+    try write("work/other.files/note.md", "---\ntitle: [broken, and a note: no other.md\n---\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "seed")
+    try assertSameWarnings()
+    // The note goes: its folder's files are notes again, before and after the deletion is committed.
+    try FileManager.default.removeItem(at: url("work/plan.md"))
+    XCTAssertEqual(try repository.status().warnings, listedWarnings())
+    _ = try repository.save()
+    try assertSameWarnings()
+  }
+}
