@@ -51,6 +51,7 @@ let package = Package(
         "InkKit",
         "TaskKit",
         "InboxKit",
+        "LinkKit",
         "TextFormat",
         "CSQLiteShim",
         .product(name: "Yams", package: "Yams"),
@@ -68,6 +69,7 @@ let package = Package(
         "InkKit",
         "TaskKit",
         "InboxKit",
+        "LinkKit",
         "TextFormat",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]

@@ -178,6 +178,51 @@ public struct LinkResolver: Sendable {
     return base
   }
 
+  // MARK: Name keys
+
+  /// The key that partitions files and links for an index: a link can only ever resolve to a file with the same
+  /// key, so a resolver built over just the files sharing a link's key answers that link exactly as one built over
+  /// every file does (same file, same `others`). An index can then keep links by key and resolve the links to one
+  /// file from the few files named like it, without knowing every path.
+  ///
+  /// The key of a file is its name, lowercased, in NFC, without any trailing `.md` (`Notes/Plan.MD` -> `plan`,
+  /// `Saturn.png` -> `saturn.png`, `a.md.md` -> `a`). Why it holds, rule by rule: every rule looks a file up by a
+  /// path whose last component is the target's last component (after `.` and `..` are resolved), either as written
+  /// or with `.md` added, compared ignoring case — and stripping every `.md` maps both spellings to one key.
+  public static func nameKey(path: String) -> String {
+    fold(LinkPath.name(of: path[...]))
+  }
+
+  /// The key of a link's target (see ``nameKey(path:)``), found in the note at `source`: the key every file it can
+  /// resolve to has. `""` for a link into the same note (`[[#Heading]]`) and for a target that can resolve to
+  /// nothing (a folder, `x/`; a path climbing out of the repository).
+  public static func nameKey(target: String, from source: String) -> String {
+    var rest = Substring(target)
+    while rest.utf8.first == Bytes.slash { rest = rest.dropFirst() }
+    guard let last = rest.utf8.last, last != Bytes.slash else { return "" }
+    if LinkPath.isRelative(rest) {
+      let folder = LinkPath.directory(of: source).split(separator: "/")
+      guard let components = LinkPath.normalized(folder + rest.split(separator: "/", omittingEmptySubsequences: false)),
+        let name = components.last
+      else { return "" }
+      return fold(name)
+    }
+    if LinkPath.isNormalized(rest) { return fold(LinkPath.name(of: rest)) }
+    guard let components = LinkPath.normalized(rest.split(separator: "/", omittingEmptySubsequences: false)),
+      let name = components.last
+    else { return "" }
+    return fold(name)
+  }
+
+  /// A file name as a key: lowercased as the resolver compares, trailing `.md`s dropped, then NFC so that equal keys
+  /// are equal bytes (the resolver's dictionaries compare canonically equivalent strings equal; a database does not).
+  private static func fold(_ name: Substring) -> String {
+    var key = name.lowercased()
+    while key.utf8.count >= 3, key.hasSuffix(".md") { key.removeLast(3) }
+    if key.utf8.allSatisfy({ $0 < 0x80 }) { return key }
+    return key.precomposedStringWithCanonicalMapping
+  }
+
   // MARK: Matching
 
   /// Which rule found a file.
