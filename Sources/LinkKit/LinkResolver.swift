@@ -225,7 +225,9 @@ public struct LinkResolver: Sendable {
 
   // MARK: Matching
 
-  /// Which rule found a file.
+  /// Which rule found a file. A target without folders naming the only file of its name is tagged `.name` even
+  /// where an earlier rule would have found it: each gives that file, unambiguous, and only a target with folders
+  /// cares whether it matched as a vault path (``LinkRewriter`` keeps such a link a vault path).
   enum Step: Equatable {
     case relative, vaultPath, ownFolder, name
   }
@@ -274,6 +276,14 @@ public struct LinkResolver: Sendable {
     let lowered = path.lowercased()
     var folder: (written: Substring, lowered: String)?
     for (key, lowerKey) in keys(path, lowered) {
+      // Steps 3–5 only ever find a file with the key's name. No such file: none can match; exactly one (and no
+      // folders to match): whichever step finds it, it is that file, unambiguous — one lookup for the common link.
+      if !folders {
+        guard let first = nameFirst[lowerKey] else { continue }
+        if !rootOnly, nameNext[first] < 0 {
+          return Match(index: first, others: [], step: .name)
+        }
+      }
       if let found = exact(lowerKey, written: key) {
         return Match(index: found.index, others: found.others, step: .vaultPath)
       }
@@ -301,10 +311,30 @@ public struct LinkResolver: Sendable {
   }
 
   /// The target as written first, then as a note: `Note` -> [`Note.md`]; `v1.2` -> [`v1.2`, `v1.2.md`]. Each key
-  /// with its lowercased form.
-  private func keys(_ path: String, _ lowered: String) -> [(String, String)] {
-    LinkPath.hasExtension(lowered[...])
-      ? [(path, lowered), (path + ".md", lowered + ".md")] : [(path + ".md", lowered + ".md")]
+  /// with its lowercased form. A sequence, not an array: every resolution goes through here, and an array would
+  /// cost an allocation each time.
+  private func keys(_ path: String, _ lowered: String) -> Keys {
+    Keys(path: path, lowered: lowered, asWritten: LinkPath.hasExtension(lowered[...]))
+  }
+
+  struct Keys: Sequence, IteratorProtocol {
+    let path: String
+    let lowered: String
+    let asWritten: Bool
+    var position = 0
+
+    init(path: String, lowered: String, asWritten: Bool) {
+      self.path = path
+      self.lowered = lowered
+      self.asWritten = asWritten
+    }
+
+    mutating func next() -> (String, String)? {
+      defer { position += 1 }
+      if position == 0 && asWritten { return (path, lowered) }
+      if position == 0 || (position == 1 && asWritten) { return (path + ".md", lowered + ".md") }
+      return nil
+    }
   }
 
   /// The file at exactly this path (ignoring case; the one whose case matches `written` wins), and the case variants.

@@ -23,11 +23,11 @@ struct Backlinks: ParsableCommand {
   func run() throws {
     let notes = try repository.open()
     let path = try notes.linkTarget(note)
-    let links = try notes.backlinks(to: path)
     if count {
-      let sources = Set(links.map(\.source)).count
-      return output.json ? try printJSON(["notes": sources, "links": links.count]) : print(sources)
+      let counted = try notes.backlinkCount(to: path)
+      return output.json ? try printJSON(["notes": counted.notes, "links": counted.links]) : print(counted.notes)
     }
+    let links = try notes.backlinks(to: path)
     if output.json { return try printJSON(links.map { LinkJSON(link: $0) }) }
     var lines = ""
     for link in links {

@@ -35,6 +35,8 @@ struct Options {
   var tasks = false
   /// Measure the inbox: the classifier's accuracy (on `corpus`, else a generated one) and its commands' speed.
   var inbox = false
+  /// Measure backlinks, link checks and link filters on notes with ten links each, against rg.
+  var links = false
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -57,11 +59,12 @@ struct Options {
       case "--corpus-only": corpusOnly = true
       case "--tasks": tasks = true
       case "--inbox": inbox = true
+      case "--links": links = true
       default:
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync] [--watch] [--ink] [--tasks] [--inbox [--corpus DIR]] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
+              + " [--sync] [--watch] [--ink] [--tasks] [--links] [--inbox [--corpus DIR]] [--search [--corpus DIR] [--seed N] [--corpus-only]]\n").utf8))
         exit(2)
       }
     }
@@ -383,6 +386,8 @@ if options.sync {
   try taskBenchmark(options: options)
 } else if options.inbox {
   try inboxBenchmark(options: options)
+} else if options.links {
+  try linkBenchmark(options: options)
 } else {
   for size in options.sizes {
     try benchmark(size: size, options: options)

@@ -89,6 +89,12 @@ extension NoteRepository {
     try index.read { db in try NoteIndex.backlinks(db, to: path) }
   }
 
+  /// How many notes link to the note or file at `path`, and with how many links: ``backlinks(to:)`` counted, without
+  /// reading more of each link than resolving needs.
+  public func backlinkCount(to path: String) throws -> (notes: Int, links: Int) {
+    try index.read { db in try NoteIndex.backlinkCount(db, to: path) }
+  }
+
   /// Every link of every note resolved with one resolver over every path: counts, and each unresolved or
   /// ambiguous link.
   public func checkLinks() throws -> LinkCheck {

@@ -23,7 +23,8 @@ struct LinkRow: Equatable {
 ///
 /// - `link`: one row per link per note, keyed `(note, ordinal)`: kind (0 wiki, 1 embed, 2 Markdown, 3 image), the
 ///   target as written, its name key, line, headings (joined by U+001F), block, display text, whether it sits in
-///   the front matter, and its line's text. Indexed by name key.
+///   the front matter, and its line's text — NULL when it is the text of the link before it on the same line (a
+///   line of several links keeps its text once). Indexed by name key.
 /// - `file`: one row per file of the work tree that is not a note — an attachment, an ink sidecar, a `.md` file in
 ///   an attachment folder — with its folder and name key; kept by the same walk, commit diff and change journal as
 ///   the notes (it only records that a file exists).
@@ -46,7 +47,7 @@ extension NoteIndex {
       block TEXT,
       display TEXT,
       front INTEGER NOT NULL,
-      text TEXT NOT NULL,
+      text TEXT,
       PRIMARY KEY(note, ordinal)
     ) WITHOUT ROWID;
     CREATE INDEX link_name ON link(name);
@@ -113,11 +114,14 @@ extension NoteIndex {
         INSERT INTO link(note, ordinal, kind, target, name, line, headings, block, display, front, text)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """)
+    var previous: (line: Int, text: String)?
     for (ordinal, row) in rows.enumerated() {
+      let repeated = previous?.line == row.line && previous?.text == row.text
       try insert.execute(arguments: [
         rowid, ordinal, kindNumber(row.kind), row.target, row.name, row.line, joined(row.headings), row.block,
-        row.display, row.inFrontMatter, row.text,
+        row.display, row.inFrontMatter, repeated ? nil : row.text,
       ])
+      previous = (row.line, row.text)
     }
   }
 
@@ -149,7 +153,13 @@ extension NoteIndex {
 
   /// The columns an ``IndexedLink`` is made from, in the order ``indexedLink(_:resolution:)`` reads them.
   static let linkColumns = """
-    l.note, l.ordinal, l.kind, l.target, l.line, l.headings, l.block, l.display, l.front, l.text, n.path, n.title
+    l.note, l.ordinal, l.kind, l.target, l.line, l.headings, l.block, l.display, l.front, \(linkText), n.path, n.title
+    """
+
+  /// A link row's text: its own, or that of the nearest link before it on its line that has one.
+  static let linkText = """
+    coalesce(l.text, (SELECT t.text FROM link t WHERE t.note = l.note AND t.ordinal < l.ordinal AND t.line = l.line \
+    AND t.text IS NOT NULL ORDER BY t.ordinal DESC LIMIT 1), '')
     """
 
   static func indexedLink(_ row: Row, resolution: LinkResolution) -> IndexedLink {
@@ -186,52 +196,63 @@ extension NoteIndex {
   }
 
   /// The links that reach the file at `path` (a note or any other file), in source path and text order: the rows
-  /// with its name key that resolve to it, and a note's links into itself (`[[#Heading]]`).
+  /// with its name key that resolve to it, and a note's links into itself (`[[#Heading]]`). Only the rows that
+  /// reach it are read whole.
   static func backlinks(_ db: Database, to path: String) throws -> [IndexedLink] {
-    let key = LinkResolver.nameKey(path: path)
-    let resolver = try resolver(db, keys: "?", [key])
+    let found = try backlinkRows(db, to: path)
+    let row = try db.cachedStatement(
+      sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.note = ? AND l.ordinal = ?")
     var result: [IndexedLink] = []
-    let rows = try Row.fetchCursor(
-      db, sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.name = ?",
-      arguments: [key])
-    while let row = try rows.next() {
-      let target: String = row[3]
-      if target.isEmpty { continue }
-      let resolution = resolver.resolve(target: target, from: row[10])
-      if resolution.path == path { result.append(indexedLink(row, resolution: resolution)) }
+    result.reserveCapacity(found.count)
+    for link in found {
+      guard let full = try Row.fetchOne(row, arguments: [link.note, link.ordinal]) else { continue }
+      result.append(indexedLink(full, resolution: link.resolution))
     }
-    let inside = try Row.fetchAll(
-      db,
-      sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE n.path = ? AND l.target = ''",
-      arguments: [path])
-    result += inside.map { indexedLink($0, resolution: .note(path)) }
-    return result.sorted { ($0.source, $0.line, $0.ordinal) < ($1.source, $1.line, $1.ordinal) }
+    return result.sorted { ($0.source, $0.ordinal) < ($1.source, $1.ordinal) }
+  }
+
+  /// How many notes link to `path`, and with how many links (``backlinks(_:to:)`` counted, without reading rows).
+  static func backlinkCount(_ db: Database, to path: String) throws -> (notes: Int, links: Int) {
+    let found = try backlinkRows(db, to: path)
+    return (Set(found.map(\.note)).count, found.count)
   }
 
   /// The rowids of the notes with a link that reaches `path`.
   static func sources(_ db: Database, linkingTo path: String) throws -> Set<Int64> {
+    Set(try backlinkRows(db, to: path).map(\.note))
+  }
+
+  /// The key of each link that reaches `path`, with its resolution, reading only the columns resolving needs: the
+  /// rows of the name key resolved over the files of that key, and the note's own links into itself.
+  private static func backlinkRows(_ db: Database, to path: String) throws -> [(
+    note: Int64, ordinal: Int, resolution: LinkResolution
+  )] {
     let key = LinkResolver.nameKey(path: path)
     let resolver = try resolver(db, keys: "?", [key])
-    var result = Set<Int64>()
+    var result: [(note: Int64, ordinal: Int, resolution: LinkResolution)] = []
     let rows = try Row.fetchCursor(
-      db, sql: "SELECT l.note, l.target, n.path FROM link l JOIN note n ON n.rowid = l.note WHERE l.name = ?",
+      db,
+      sql: "SELECT l.note, l.ordinal, l.target, n.path FROM link l JOIN note n ON n.rowid = l.note WHERE l.name = ?",
       arguments: [key])
     while let row = try rows.next() {
-      let source: Int64 = row[0]
-      if result.contains(source) { continue }
-      if resolver.resolve(target: row[1], from: row[2]).path == path { result.insert(source) }
+      let target: String = row[2]
+      if target.isEmpty { continue }
+      let resolution = resolver.resolve(target: target, from: row[3])
+      if resolution.path == path { result.append((row[0], row[1], resolution)) }
     }
-    if let own = try Int64.fetchOne(
-      db, sql: "SELECT l.note FROM link l JOIN note n ON n.rowid = l.note WHERE n.path = ? AND l.target = '' LIMIT 1",
+    let inside = try Row.fetchAll(
+      db, sql: "SELECT l.note, l.ordinal FROM link l JOIN note n ON n.rowid = l.note WHERE n.path = ? AND l.target = ''",
       arguments: [path])
-    {
-      result.insert(own)
-    }
+    result += inside.map { ($0[0], $0[1], .note(path)) }
     return result
   }
 
   /// Every link resolved with one resolver over every path: `visit` gets each link's note rowid, ordinal, note
   /// path and resolution, in note and text order. Returns the note paths by rowid.
+  ///
+  /// Rows are read in batches; each batch is resolved on up to four threads (a resolution is a few dictionary
+  /// lookups over memory too large for the caches, so it is most of the cost at a million links, and it is pure),
+  /// then visited in order. Memory stays at one batch, whatever the number of links.
   @discardableResult
   static func resolveAll(
     _ db: Database, _ visit: (_ note: Int64, _ ordinal: Int, _ source: String, _ target: String, LinkResolution) -> Void
@@ -246,7 +267,33 @@ extension NoteIndex {
     }
     paths += try String.fetchAll(db, sql: "SELECT path FROM file")
     let resolver = LinkResolver(paths: paths)
-    let links = try Row.fetchCursor(db, sql: "SELECT note, ordinal, target FROM link")
+    let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    var batch: [(note: Int64, ordinal: Int, source: String, target: String)] = []
+    let batchSize = 32_768
+    batch.reserveCapacity(batchSize)
+    var resolutions = [LinkResolution](repeating: .unresolved, count: batchSize)
+    func flush() {
+      let count = batch.count
+      if workers > 1 && count >= 1024 {
+        batch.withUnsafeBufferPointer { rows in
+          resolutions.withUnsafeMutableBufferPointer { out in
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+              for index in stride(from: worker, to: count, by: workers) {
+                out[index] = resolver.resolve(target: rows[index].target, from: rows[index].source)
+              }
+            }
+          }
+        }
+      } else {
+        for index in 0..<count { resolutions[index] = resolver.resolve(target: batch[index].target, from: batch[index].source) }
+      }
+      for index in 0..<count {
+        let row = batch[index]
+        visit(row.note, row.ordinal, row.source, row.target, resolutions[index])
+      }
+      batch.removeAll(keepingCapacity: true)
+    }
+    let links = try Row.fetchCursor(db, sql: "SELECT note, ordinal, target FROM link ORDER BY note, ordinal")
     var currentNote: Int64 = -1
     var source = ""
     while let row = try links.next() {
@@ -255,9 +302,10 @@ extension NoteIndex {
         currentNote = note
         source = notes[note] ?? ""
       }
-      let target: String = row[2]
-      visit(note, row[1], source, target, resolver.resolve(target: target, from: source))
+      batch.append((note, row[1], source, row[2]))
+      if batch.count == batchSize { flush() }
     }
+    flush()
     return notes
   }
 
@@ -265,10 +313,14 @@ extension NoteIndex {
   static func checkLinks(_ db: Database) throws -> LinkCheck {
     var check = LinkCheck()
     var problems: [(Int64, Int, LinkResolution)] = []
-    var sources = Set<Int64>()
+    var lastSource: Int64 = -1
     let notes = try resolveAll(db) { note, ordinal, _, target, resolution in
       check.links += 1
-      sources.insert(note)
+      // Links come in note order: a new rowid is a new note with links.
+      if note != lastSource {
+        lastSource = note
+        check.notesWithLinks += 1
+      }
       switch resolution {
       case .note where target.isEmpty: check.sameNote += 1
       case .note: check.toNotes += 1
@@ -284,7 +336,6 @@ extension NoteIndex {
       }
     }
     check.notes = notes.count
-    check.notesWithLinks = sources.count
     let row = try db.cachedStatement(
       sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.note = ? AND l.ordinal = ?")
     for (note, ordinal, resolution) in problems {
