@@ -152,6 +152,23 @@ public struct LinkResolver: Sendable {
   public func resolve(target: String, from source: String) -> LinkResolution {
     if target.isEmpty { return .note(source) }
     guard let match = match(target, from: source) else { return .unresolved }
+    return resolution(match)
+  }
+
+  /// What a link whose path part is `target` points at when that is the same from every note, in O(1); nil when it
+  /// depends on where the link is: a relative path, a link into the note itself, or a name several files share
+  /// where no path from the root decides (a note's own folder may hold one of them). Checking every link of a
+  /// repository resolves each such target once, not once per link.
+  public func resolveFromAnywhere(target: String) -> LinkResolution? {
+    guard !target.isEmpty, !LinkPath.isRelative(target.drop { $0 == "/" }) else { return nil }
+    // From the root the own-folder rule never applies; what is left holds from every folder when the root path
+    // decided (it comes first everywhere), nothing matched (no file has the name), or one file has the name.
+    guard let match = match(target, from: "") else { return .unresolved }
+    if match.step == .vaultPath || match.others.isEmpty { return resolution(match) }
+    return nil
+  }
+
+  private func resolution(_ match: Match) -> LinkResolution {
     let path = paths[match.index]
     let others = match.others.map { paths[$0] }
     return notes[match.index] ? .note(path, others: others) : .attachment(path, others: others)

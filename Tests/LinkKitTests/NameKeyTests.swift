@@ -67,6 +67,38 @@ final class NameKeyTests: XCTestCase {
     XCTAssertGreaterThan(ambiguous, 1_000)
   }
 
+  /// Where `resolveFromAnywhere` answers, every note gets that answer; it answers for most links.
+  func testResolutionFromAnywhereIsTheSameFromEveryNote() {
+    var answered = 0
+    var asked = 0
+    for seed in UInt64(1)...300 {
+      var random = SplitMix64(seed: seed)
+      var paths: [String] = []
+      for _ in 0..<Int.random(in: 3...30, using: &random) {
+        let folder = Self.folders.randomElement(using: &random)!
+        let name = Self.names.randomElement(using: &random)! + Self.extensions.randomElement(using: &random)!
+        paths.append(folder.isEmpty ? name : folder + "/" + name)
+      }
+      let resolver = LinkResolver(paths: paths)
+      let sources = Self.folders.map { $0.isEmpty ? "n.md" : $0 + "/n.md" } + paths.filter { $0.hasSuffix(".md") }
+      for _ in 0..<40 {
+        let target = Self.target(paths.randomElement(using: &random)!, sources.randomElement(using: &random)!, &random)
+        asked += 1
+        guard let shared = resolver.resolveFromAnywhere(target: target) else { continue }
+        answered += 1
+        for source in sources {
+          XCTAssertEqual(resolver.resolve(target: target, from: source), shared, "seed \(seed): \(target) from \(source)")
+        }
+      }
+    }
+    XCTAssertGreaterThan(answered, asked / 2)
+    XCTAssertNil(LinkResolver(paths: ["a/x.md"]).resolveFromAnywhere(target: "./x"))
+    XCTAssertNil(LinkResolver(paths: ["a/x.md"]).resolveFromAnywhere(target: ""))
+    XCTAssertNil(LinkResolver(paths: ["a/x.md", "b/x.md"]).resolveFromAnywhere(target: "x"))
+    XCTAssertEqual(LinkResolver(paths: ["x.md", "b/x.md"]).resolveFromAnywhere(target: "x"), .note("x.md"))
+    XCTAssertEqual(LinkResolver(paths: ["a/x.md"]).resolveFromAnywhere(target: "y"), .unresolved)
+  }
+
   /// A way to name `path` from `source`: bare, with or without an extension, a tail, from the root, relative, with
   /// `.`/`..` inside, another case, a folder, climbing out, or another file's name.
   static func target(_ path: String, _ source: String, _ random: inout SplitMix64) -> String {

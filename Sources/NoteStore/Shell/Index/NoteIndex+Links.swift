@@ -24,7 +24,8 @@ struct LinkRow: Equatable {
 /// - `link`: one row per link per note, keyed `(note, ordinal)`: kind (0 wiki, 1 embed, 2 Markdown, 3 image), the
 ///   target as written, its name key, line, headings (joined by U+001F), block, display text, whether it sits in
 ///   the front matter, and its line's text — NULL when it is the text of the link before it on the same line (a
-///   line of several links keeps its text once). Indexed by name key.
+///   line of several links keeps its text once). Indexed by name key and target (with the key, `(note,
+///   ordinal)`: the index alone answers which links may reach a file, and lists equal targets together).
 /// - `file`: one row per file of the work tree that is not a note — an attachment, an ink sidecar, a `.md` file in
 ///   an attachment folder — with its folder and name key; kept by the same walk, commit diff and change journal as
 ///   the notes (it only records that a file exists).
@@ -50,7 +51,7 @@ extension NoteIndex {
       text TEXT,
       PRIMARY KEY(note, ordinal)
     ) WITHOUT ROWID;
-    CREATE INDEX link_name ON link(name);
+    CREATE INDEX link_name ON link(name, target);
     CREATE TABLE file(
       path TEXT PRIMARY KEY NOT NULL,
       dir TEXT NOT NULL,
@@ -248,11 +249,11 @@ extension NoteIndex {
   }
 
   /// Every link resolved with one resolver over every path: `visit` gets each link's note rowid, ordinal, note
-  /// path and resolution, in note and text order. Returns the note paths by rowid.
+  /// path, target and resolution, in name key and target order. Returns the note paths by rowid.
   ///
-  /// Rows are read in batches; each batch is resolved on up to four threads (a resolution is a few dictionary
-  /// lookups over memory too large for the caches, so it is most of the cost at a million links, and it is pure),
-  /// then visited in order. Memory stays at one batch, whatever the number of links.
+  /// The links are read from the `(name, target)` index alone, so equal targets come together and a target whose
+  /// answer is the same from every note (``LinkResolver/resolveFromAnywhere(target:)``: most of them) is resolved
+  /// once, not once per link; the others (relative paths, names several files share) once per link.
   @discardableResult
   static func resolveAll(
     _ db: Database, _ visit: (_ note: Int64, _ ordinal: Int, _ source: String, _ target: String, LinkResolution) -> Void
@@ -267,45 +268,20 @@ extension NoteIndex {
     }
     paths += try String.fetchAll(db, sql: "SELECT path FROM file")
     let resolver = LinkResolver(paths: paths)
-    let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-    var batch: [(note: Int64, ordinal: Int, source: String, target: String)] = []
-    let batchSize = 32_768
-    batch.reserveCapacity(batchSize)
-    var resolutions = [LinkResolution](repeating: .unresolved, count: batchSize)
-    func flush() {
-      let count = batch.count
-      if workers > 1 && count >= 1024 {
-        batch.withUnsafeBufferPointer { rows in
-          resolutions.withUnsafeMutableBufferPointer { out in
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-              for index in stride(from: worker, to: count, by: workers) {
-                out[index] = resolver.resolve(target: rows[index].target, from: rows[index].source)
-              }
-            }
-          }
-        }
-      } else {
-        for index in 0..<count { resolutions[index] = resolver.resolve(target: batch[index].target, from: batch[index].source) }
-      }
-      for index in 0..<count {
-        let row = batch[index]
-        visit(row.note, row.ordinal, row.source, row.target, resolutions[index])
-      }
-      batch.removeAll(keepingCapacity: true)
-    }
-    let links = try Row.fetchCursor(db, sql: "SELECT note, ordinal, target FROM link ORDER BY note, ordinal")
-    var currentNote: Int64 = -1
-    var source = ""
+    let links = try Row.fetchCursor(
+      db, sql: "SELECT target, note, ordinal FROM link INDEXED BY link_name ORDER BY name, target")
+    var last: String?
+    var shared: LinkResolution?
     while let row = try links.next() {
-      let note: Int64 = row[0]
-      if note != currentNote {
-        currentNote = note
-        source = notes[note] ?? ""
+      let target: String = row[0]
+      let note: Int64 = row[1]
+      let source = notes[note] ?? ""
+      if target != last {
+        last = target
+        shared = resolver.resolveFromAnywhere(target: target)
       }
-      batch.append((note, row[1], source, row[2]))
-      if batch.count == batchSize { flush() }
+      visit(note, row[2], source, target, shared ?? resolver.resolve(target: target, from: source))
     }
-    flush()
     return notes
   }
 
@@ -313,14 +289,10 @@ extension NoteIndex {
   static func checkLinks(_ db: Database) throws -> LinkCheck {
     var check = LinkCheck()
     var problems: [(Int64, Int, LinkResolution)] = []
-    var lastSource: Int64 = -1
+    var sources = Set<Int64>()
     let notes = try resolveAll(db) { note, ordinal, _, target, resolution in
       check.links += 1
-      // Links come in note order: a new rowid is a new note with links.
-      if note != lastSource {
-        lastSource = note
-        check.notesWithLinks += 1
-      }
+      sources.insert(note)
       switch resolution {
       case .note where target.isEmpty: check.sameNote += 1
       case .note: check.toNotes += 1
@@ -336,8 +308,11 @@ extension NoteIndex {
       }
     }
     check.notes = notes.count
+    check.notesWithLinks = sources.count
     let row = try db.cachedStatement(
       sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.note = ? AND l.ordinal = ?")
+    // In key order the rows sit together on disk.
+    problems.sort { ($0.0, $0.1) < ($1.0, $1.1) }
     for (note, ordinal, resolution) in problems {
       guard let found = try Row.fetchOne(row, arguments: [note, ordinal]) else { continue }
       check.problems.append(indexedLink(found, resolution: resolution))
