@@ -49,6 +49,7 @@ let package = Package(
         "InkKit",
         "TaskKit",
         "InboxKit",
+        "LinkKit",
         "TextFormat",
         "CSQLiteShim",
         .product(name: "Yams", package: "Yams"),
@@ -66,6 +67,7 @@ let package = Package(
         "InkKit",
         "TaskKit",
         "InboxKit",
+        "LinkKit",
         "TextFormat",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]

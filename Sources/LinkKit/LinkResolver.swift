@@ -152,6 +152,23 @@ public struct LinkResolver: Sendable {
   public func resolve(target: String, from source: String) -> LinkResolution {
     if target.isEmpty { return .note(source) }
     guard let match = match(target, from: source) else { return .unresolved }
+    return resolution(match)
+  }
+
+  /// What a link whose path part is `target` points at when that is the same from every note, in O(1); nil when it
+  /// depends on where the link is: a relative path, a link into the note itself, or a name several files share
+  /// where no path from the root decides (a note's own folder may hold one of them). Checking every link of a
+  /// repository resolves each such target once, not once per link.
+  public func resolveFromAnywhere(target: String) -> LinkResolution? {
+    guard !target.isEmpty, !LinkPath.isRelative(target.drop { $0 == "/" }) else { return nil }
+    // From the root the own-folder rule never applies; what is left holds from every folder when the root path
+    // decided (it comes first everywhere), nothing matched (no file has the name), or one file has the name.
+    guard let match = match(target, from: "") else { return .unresolved }
+    if match.step == .vaultPath || match.others.isEmpty { return resolution(match) }
+    return nil
+  }
+
+  private func resolution(_ match: Match) -> LinkResolution {
     let path = paths[match.index]
     let others = match.others.map { paths[$0] }
     return notes[match.index] ? .note(path, others: others) : .attachment(path, others: others)
@@ -178,9 +195,56 @@ public struct LinkResolver: Sendable {
     return base
   }
 
+  // MARK: Name keys
+
+  /// The key that partitions files and links for an index: a link can only ever resolve to a file with the same
+  /// key, so a resolver built over just the files sharing a link's key answers that link exactly as one built over
+  /// every file does (same file, same `others`). An index can then keep links by key and resolve the links to one
+  /// file from the few files named like it, without knowing every path.
+  ///
+  /// The key of a file is its name, lowercased, in NFC, without any trailing `.md` (`Notes/Plan.MD` -> `plan`,
+  /// `Saturn.png` -> `saturn.png`, `a.md.md` -> `a`). Why it holds, rule by rule: every rule looks a file up by a
+  /// path whose last component is the target's last component (after `.` and `..` are resolved), either as written
+  /// or with `.md` added, compared ignoring case — and stripping every `.md` maps both spellings to one key.
+  public static func nameKey(path: String) -> String {
+    fold(LinkPath.name(of: path[...]))
+  }
+
+  /// The key of a link's target (see ``nameKey(path:)``), found in the note at `source`: the key every file it can
+  /// resolve to has. `""` for a link into the same note (`[[#Heading]]`) and for a target that can resolve to
+  /// nothing (a folder, `x/`; a path climbing out of the repository).
+  public static func nameKey(target: String, from source: String) -> String {
+    var rest = Substring(target)
+    while rest.utf8.first == Bytes.slash { rest = rest.dropFirst() }
+    guard let last = rest.utf8.last, last != Bytes.slash else { return "" }
+    if LinkPath.isRelative(rest) {
+      let folder = LinkPath.directory(of: source).split(separator: "/")
+      guard let components = LinkPath.normalized(folder + rest.split(separator: "/", omittingEmptySubsequences: false)),
+        let name = components.last
+      else { return "" }
+      return fold(name)
+    }
+    if LinkPath.isNormalized(rest) { return fold(LinkPath.name(of: rest)) }
+    guard let components = LinkPath.normalized(rest.split(separator: "/", omittingEmptySubsequences: false)),
+      let name = components.last
+    else { return "" }
+    return fold(name)
+  }
+
+  /// A file name as a key: lowercased as the resolver compares, trailing `.md`s dropped, then NFC so that equal keys
+  /// are equal bytes (the resolver's dictionaries compare canonically equivalent strings equal; a database does not).
+  private static func fold(_ name: Substring) -> String {
+    var key = name.lowercased()
+    while key.utf8.count >= 3, key.hasSuffix(".md") { key.removeLast(3) }
+    if key.utf8.allSatisfy({ $0 < 0x80 }) { return key }
+    return key.precomposedStringWithCanonicalMapping
+  }
+
   // MARK: Matching
 
-  /// Which rule found a file.
+  /// Which rule found a file. A target without folders naming the only file of its name is tagged `.name` even
+  /// where an earlier rule would have found it: each gives that file, unambiguous, and only a target with folders
+  /// cares whether it matched as a vault path (``LinkRewriter`` keeps such a link a vault path).
   enum Step: Equatable {
     case relative, vaultPath, ownFolder, name
   }
@@ -229,6 +293,14 @@ public struct LinkResolver: Sendable {
     let lowered = path.lowercased()
     var folder: (written: Substring, lowered: String)?
     for (key, lowerKey) in keys(path, lowered) {
+      // Steps 3–5 only ever find a file with the key's name. No such file: none can match; exactly one (and no
+      // folders to match): whichever step finds it, it is that file, unambiguous — one lookup for the common link.
+      if !folders {
+        guard let first = nameFirst[lowerKey] else { continue }
+        if !rootOnly, nameNext[first] < 0 {
+          return Match(index: first, others: [], step: .name)
+        }
+      }
       if let found = exact(lowerKey, written: key) {
         return Match(index: found.index, others: found.others, step: .vaultPath)
       }
@@ -256,10 +328,30 @@ public struct LinkResolver: Sendable {
   }
 
   /// The target as written first, then as a note: `Note` -> [`Note.md`]; `v1.2` -> [`v1.2`, `v1.2.md`]. Each key
-  /// with its lowercased form.
-  private func keys(_ path: String, _ lowered: String) -> [(String, String)] {
-    LinkPath.hasExtension(lowered[...])
-      ? [(path, lowered), (path + ".md", lowered + ".md")] : [(path + ".md", lowered + ".md")]
+  /// with its lowercased form. A sequence, not an array: every resolution goes through here, and an array would
+  /// cost an allocation each time.
+  private func keys(_ path: String, _ lowered: String) -> Keys {
+    Keys(path: path, lowered: lowered, asWritten: LinkPath.hasExtension(lowered[...]))
+  }
+
+  struct Keys: Sequence, IteratorProtocol {
+    let path: String
+    let lowered: String
+    let asWritten: Bool
+    var position = 0
+
+    init(path: String, lowered: String, asWritten: Bool) {
+      self.path = path
+      self.lowered = lowered
+      self.asWritten = asWritten
+    }
+
+    mutating func next() -> (String, String)? {
+      defer { position += 1 }
+      if position == 0 && asWritten { return (path, lowered) }
+      if position == 0 || (position == 1 && asWritten) { return (path + ".md", lowered + ".md") }
+      return nil
+    }
   }
 
   /// The file at exactly this path (ignoring case; the one whose case matches `written` wins), and the case variants.

@@ -18,8 +18,8 @@ public struct NB: ParsableCommand {
       """,
     version: version,
     subcommands: [
-      Init.self, Add.self, Edit.self, Show.self, Attach.self, List.self, Search.self, Reindex.self, Move.self,
-      Delete.self,
+      Init.self, Add.self, Edit.self, Show.self, Attach.self, List.self, Search.self, Links.self, Backlinks.self,
+      CheckCommand.self, Reindex.self, Move.self, Delete.self,
       NotebookCommand.self,
       TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self, Conflicts.self,
       InkCommand.self, TaskCommand.self, Reminders.self, Capture.self, InboxCommand.self, MergeDriverCommand.self, Quickstart.self, Migrate.self,
@@ -81,11 +81,13 @@ extension NB {
       print(version)
       return
     }
+    let hoisted = hoistingGlobalOptions(arguments)
     do {
       if try runWithoutParsing(arguments) { return }
-      var command = try parseAsRoot(hoistingGlobalOptions(arguments))
+      var command = try parseAsRoot(hoisted)
       try command.run()
     } catch let error as NoteStoreError {
+      exitIfCheckFailed(error, hoisted)
       // A query that cannot be understood is a usage error, like a bad option.
       if case .badQuery = error {
         FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
@@ -99,8 +101,19 @@ extension NB {
       }
       exit(withError: error)
     } catch {
+      exitIfCheckFailed(error, hoisted)
       exit(withError: error)
     }
+  }
+
+  /// `nb check` is for scripts and CI, where 1 means "problems found": a usage error, or any failure to check
+  /// (no repository), exits 2 instead, as grep's do. The problems status itself is thrown as an `ExitCode`.
+  private static func exitIfCheckFailed(_ error: Error, _ arguments: [String]) {
+    guard arguments.first == CheckCommand.configuration.commandName, !(error is ExitCode),
+      exitCode(for: error) != .success
+    else { return }
+    FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+    Foundation.exit(CheckCommand.usageStatus)
   }
 
   /// The exit status for a query that cannot be understood (as grep and ripgrep exit 2 on a bad pattern).

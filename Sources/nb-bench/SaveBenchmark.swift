@@ -242,6 +242,7 @@ func quickRun(options base: Options) throws {
       try taskBenchmark(options: options)
     }),
     ("--inbox", inboxBenchmark),
+    ("--links", linkBenchmark),
   ]
   var failed: [String] = []
   for (name, family) in families {

@@ -40,6 +40,8 @@ struct Options {
   var save = false
   /// Every family at a tiny size, 2 samples: checks that each runs (a smoke test for CI), compares no times.
   var quick = false
+  /// Measure backlinks, link checks and link filters on notes with ten links each, against rg.
+  var links = false
 
   init(arguments: [String]) {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -64,11 +66,12 @@ struct Options {
       case "--inbox": inbox = true
       case "--save": save = true
       case "--quick": quick = true
+      case "--links": links = true
       default:
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync] [--watch] [--ink] [--tasks] [--inbox [--corpus DIR]] [--save [--corpus DIR]]"
+              + " [--sync] [--watch] [--ink] [--tasks] [--links] [--inbox [--corpus DIR]] [--save [--corpus DIR]]"
               + " [--search [--corpus DIR] [--seed N] [--corpus-only]] [--quick]\n").utf8))
         exit(2)
       }
@@ -431,6 +434,8 @@ if options.sync {
   try inboxBenchmark(options: options)
 } else if options.save {
   try saveBenchmark(options: options)
+} else if options.links {
+  try linkBenchmark(options: options)
 } else {
   for size in options.sizes {
     try benchmark(size: size, options: options)

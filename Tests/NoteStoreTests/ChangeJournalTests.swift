@@ -122,6 +122,37 @@ final class ChangeJournalTests: NoteRepositoryTestCase {
     XCTAssertNil(try watchMeta().unanswered)
   }
 
+  /// What the links of `inbox/a.md` reach, from the index.
+  func reached() throws -> [String?] {
+    try repository.links(from: try repository.resolve("inbox/a")).map(\.resolution.path)
+  }
+
+  /// Attachments (files that are not notes) are kept for links the same way: recorded files and directories are
+  /// checked, nothing else.
+  func testRecordedAttachmentsAreSeenByLinks() throws {
+    try note("inbox/a.md", "[[photo.png]] ![[scan.pdf]] ![](a.files/x.png)")
+    try startWatching()
+    XCTAssertEqual(try reached(), [nil, nil, nil], "the first query walks")
+    try write("assets/photo.png", "png")
+    XCTAssertEqual(try reached(), [nil, nil, nil], "unrecorded: unseen while the watcher runs")
+    record("assets/photo.png")
+    XCTAssertEqual(try reached(), ["assets/photo.png", nil, nil])
+    // A folder of attachments arriving at once, recorded as a directory; a file in the note's attachment folder.
+    try write("docs/deep/scan.pdf", "pdf")
+    try write("inbox/a.files/x.png", "png")
+    record("docs", directory: true)
+    record("inbox/a.files/x.png")
+    XCTAssertEqual(try reached(), ["assets/photo.png", "docs/deep/scan.pdf", "inbox/a.files/x.png"])
+    // Removed, and a removed folder recorded as a file (a watcher that could not tell).
+    try FileManager.default.removeItem(at: url("assets/photo.png"))
+    try FileManager.default.removeItem(at: url("docs"))
+    record("assets/photo.png", "docs")
+    XCTAssertEqual(try reached(), [nil, nil, "inbox/a.files/x.png"])
+    journal?.close()
+    journal = nil
+    XCTAssertEqual(try reached(), [nil, nil, "inbox/a.files/x.png"], "the walk agrees")
+  }
+
   func testRecordedDirectoriesAreWalked() throws {
     try note("inbox/a.md", "apple")
     try startWatching()

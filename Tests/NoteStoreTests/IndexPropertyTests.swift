@@ -83,6 +83,9 @@ final class IndexPropertyTests: NoteRepositoryTestCase {
       case .date(_, let range): return note.created.map(range.contains) ?? false
       case .hasInk: return note.hasInk
       case .isConflict: return note.isConflict
+      // The model's notes hold no links (and link filters are not generated).
+      case .linksTo, .linkedBy, .related, .mentions, .hasUnresolved: return false
+      case .isOrphan, .isDeadEnd: return true
       }
     }
   }

@@ -180,6 +180,36 @@ final class QueryParserTests: XCTestCase {
     assertParses("-is:conflict has:ink", .and([.not(.filter(.isConflict)), .filter(.hasInk)]))
   }
 
+  func testLinkFilters() {
+    assertParses("links-to:roadmap", .filter(.linksTo("roadmap")))
+    assertParses("LINKS-TO:\"work/Road map\"", .filter(.linksTo("work/Road map")))
+    assertParses("links-to:/Attachments/photo.png", .filter(.linksTo("/Attachments/photo.png")))
+    assertParses("Linked-By:plan tag:x", .and([.filter(.linkedBy("plan")), tag("x")]))
+    assertParses("-links-to:plan", .not(.filter(.linksTo("plan"))))
+    assertParses("related:plan OR mentions:plan", .or([.filter(.related("plan")), .filter(.mentions("plan"))]))
+    assertParses("has:unresolved", .filter(.hasUnresolved))
+    assertParses("is:orphan", .filter(.isOrphan))
+    assertParses("IS:Dead-End -is:orphan", .and([.filter(.isDeadEnd), .not(.filter(.isOrphan))]))
+    assertParses(
+      "notebook:work (has:unresolved OR links-to:\"a b\")",
+      .and([.filter(.notebook("work")), .or([.filter(.hasUnresolved), .filter(.linksTo("a b"))])]))
+    // A link filter reaches across notebooks: a query with one refreshes the whole tree, whatever its notebook.
+    XCTAssertTrue(try parse("links-to:x").filters.contains(where: \.isLinkFilter))
+    XCTAssertFalse(try parse("tag:x has:ink").filters.contains(where: \.isLinkFilter))
+  }
+
+  func testLinkFilterErrors() {
+    assertFails("links-to:", column: 1, length: 9, "links-to: needs a value")
+    assertFails("a linked-by:\"  \"", column: 3, length: 14, "linked-by: needs a value")
+    assertFails("has:unresolve", column: 5, length: 9, "has:ink or has:unresolved")
+    assertFails("is:deadend", column: 4, length: 7, "is:conflict, is:orphan or is:dead-end")
+    // Only the known dashed keys are keys: any other word with a dash before a colon is a word.
+    assertParses("re-read:x", word("re-read:x"))
+    assertParses("link-to:x", word("link-to:x"))
+    XCTAssertEqual(QueryLexer.place(ofFilterValue: "b", in: "tag:a (x OR links-to:b)")?.column, 13)
+    XCTAssertEqual(QueryLexer.place(ofFilterValue: "b", in: "tag:a (x OR links-to:b)")?.length, 10)
+  }
+
   func testFiltersCombine() {
     assertParses(
       "roadmap tag:planning -draft",
@@ -364,7 +394,9 @@ final class QueryParserTests: XCTestCase {
   }
 
   func testUnknownFilters() {
-    let known = "use tag:, notebook:, title:, path:, id:, created:, updated:, has:ink, is:conflict"
+    let known =
+      "use tag:, notebook:, title:, path:, id:, created:, updated:, links-to:, linked-by:, related:, mentions:, "
+      + "has:ink, has:unresolved, is:conflict, is:orphan, is:dead-end"
     assertFails("foo:bar", column: 1, length: 4, "unknown filter 'foo:'; " + known)
     assertFails("x -Foo:bar", column: 4, length: 4, "unknown filter 'Foo:'")
     assertFails("TODO:", column: 1, length: 5, "unknown filter 'TODO:'")
@@ -422,7 +454,8 @@ final class QueryParserTests: XCTestCase {
       XCTAssertEqual(
         "\(error)",
         "query column 6 ('foo:'): unknown filter 'foo:'; use tag:, notebook:, title:, path:, id:, created:, "
-          + "updated:, has:ink, is:conflict (to search the text, quote it: \"foo:…\")")
+          + "updated:, links-to:, linked-by:, related:, mentions:, has:ink, has:unresolved, is:conflict, is:orphan, "
+          + "is:dead-end (to search the text, quote it: \"foo:…\")")
     }
   }
 
@@ -496,7 +529,7 @@ final class QueryParserTests: XCTestCase {
     for form in [
       "OR", "AND", "\"quarterly plan\"", "plan*", "-draft", "tag:", "#work", "notebook:", "title:", "path:", "id:",
       "created:", "updated:", "has:ink", "is:conflict", "YYYY-MM-DD", "today", "yesterday", "tomorrow", "-7d", "..",
-      ">=D", "<=D",
+      ">=D", "<=D", "links-to:", "linked-by:", "related:", "mentions:", "has:unresolved", "is:orphan", "is:dead-end",
     ] {
       XCTAssertTrue(QueryLanguage.help.contains(form), "help lacks \(form)")
     }

@@ -108,7 +108,11 @@ extension NoteRepository {
   /// Notes whose title, tags or body contain the words of `text` (the query language: see ``NoteQuery``), matched
   /// case- and diacritic-insensitively by the index, in path order.
   public func search(_ text: String) throws -> [Note] {
-    try index.hits(try parsed(text), sort: .path, reverse: false, limit: nil, offset: 0, snippets: false).map(\.note)
+    let expression = try parsed(text)
+    return try index.hits(
+      expression, sort: .path, reverse: false, limit: nil, offset: 0, snippets: false,
+      linkTargets: try linkTargets(expression, query: text)
+    ).map(\.note)
   }
 
   // MARK: - Changes

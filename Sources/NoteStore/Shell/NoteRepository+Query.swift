@@ -72,17 +72,19 @@ extension NoteRepository {
   /// The notes `query` matches, sorted and paged as it asks, answered from the index (brought up to date first).
   /// - Throws: ``NoteStoreError/badQuery(_:)`` for a query that cannot be understood.
   public func notes(matching query: NoteQuery) throws -> [NoteHit] {
-    try notes(
-      matching: try parsed(query.text), sort: query.sort, reverse: query.reverse, limit: query.limit,
-      offset: query.offset)
+    let expression = try parsed(query.text)
+    return try notes(
+      matching: expression, sort: query.sort, reverse: query.reverse, limit: query.limit, offset: query.offset,
+      linkTargets: try linkTargets(expression, query: query.text))
   }
 
-  /// The notes a query tree matches: what ``notes(matching:)-…`` runs once the text is parsed.
+  /// The notes a query tree matches: what ``notes(matching:)-…`` runs once the text is parsed; `linkTargets`
+  /// holds the path each link filter's NOTE names (``linkTargets(_:query:)``).
   func notes(
     matching expression: QueryExpression, sort: NoteQuery.Sort = .relevance, reverse: Bool = false,
-    limit: Int? = nil, offset: Int = 0
+    limit: Int? = nil, offset: Int = 0, linkTargets: [String: String] = [:]
   ) throws -> [NoteHit] {
-    try index.hits(expression, sort: sort, reverse: reverse, limit: limit, offset: offset)
+    try index.hits(expression, sort: sort, reverse: reverse, limit: limit, offset: offset, linkTargets: linkTargets)
   }
 
   /// The notes ``notes(matching:)`` returns, handed to `body` one at a time in the same order without all being held
@@ -94,7 +96,8 @@ extension NoteRepository {
 
   /// How many notes `query` matches (its sort and page are ignored).
   public func count(matching query: NoteQuery) throws -> Int {
-    try index.count(try parsed(query.text))
+    let expression = try parsed(query.text)
+    return try index.count(expression, linkTargets: try linkTargets(expression, query: query.text))
   }
 
   /// Every tag with the number of notes carrying it, most used first, then by name.

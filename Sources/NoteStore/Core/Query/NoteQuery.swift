@@ -72,6 +72,16 @@ indirect enum QueryExpression: Equatable, Sendable {
   case and([QueryExpression])
   /// Notes any part matches (two or more parts).
   case or([QueryExpression])
+
+  /// Every filter in the tree, in order (under NOT too).
+  var filters: [QueryFilter] {
+    switch self {
+    case .all, .text: []
+    case .filter(let filter): [filter]
+    case .not(let inner): inner.filters
+    case .and(let parts), .or(let parts): parts.flatMap(\.filters)
+    }
+  }
 }
 
 /// A full-text match: a word, a prefix or a phrase, folded for case and diacritics by the index's tokenizer.
@@ -99,8 +109,8 @@ struct TextMatch: Equatable, Sendable {
   var field: Field = .any
 }
 
-/// A condition on a note's metadata.
-enum QueryFilter: Equatable, Sendable {
+/// A condition on a note's metadata or its links.
+enum QueryFilter: Hashable, Sendable {
   /// Carries the tag (case-insensitive, a leading `#` dropped) or a tag nested under it (`tag:work` matches
   /// `work/meetings`).
   case tag(String)
@@ -117,17 +127,48 @@ enum QueryFilter: Equatable, Sendable {
   case hasInk
   /// The note is a conflict copy (`is:conflict`).
   case isConflict
+  /// The note has a link that reaches the note or file (`links-to:NOTE`): a NOTE selector, or the path of another
+  /// file (an attachment); resolved against the repository when the query runs.
+  case linksTo(String)
+  /// The note is reached by a link of the note (`linked-by:NOTE`).
+  case linkedBy(String)
+  /// The note links to a file the note links to, and neither links to the other (`related:NOTE`).
+  case related(String)
+  /// The note's text names the note's title or one of its aliases without linking to it (`mentions:NOTE`).
+  case mentions(String)
+  /// The note has a link that reaches no file (`has:unresolved`).
+  case hasUnresolved
+  /// No link of the note reaches another file, and no other note's link reaches it (`is:orphan`).
+  case isOrphan
+  /// No link of the note reaches another file (`is:dead-end`).
+  case isDeadEnd
+
+  /// Whether answering the filter needs the links of more than the note itself.
+  var isLinkFilter: Bool {
+    switch self {
+    case .linksTo, .linkedBy, .related, .mentions, .hasUnresolved, .isOrphan, .isDeadEnd: true
+    default: false
+    }
+  }
+
+  /// The NOTE argument of a link filter, if it takes one.
+  var linkSelector: String? {
+    switch self {
+    case .linksTo(let value), .linkedBy(let value), .related(let value), .mentions(let value): value
+    default: nil
+    }
+  }
 }
 
 /// The date fields a query can filter on.
-enum DateField: String, Equatable, Sendable {
+enum DateField: String, Hashable, Sendable {
   case created
   case updated
 }
 
 /// Instants from `lower` up to `upper`; an open end is nil. `updated:2026-01-01` is that whole local day:
 /// lower 2026-01-01T00:00 inclusive, upper 2026-01-02T00:00 exclusive.
-struct DateRange: Equatable, Sendable {
+struct DateRange: Hashable, Sendable {
   var lower: Date?
   var lowerInclusive = true
   var upper: Date?

@@ -22,6 +22,14 @@ public enum QueryLanguage {
       id:3f2a  id:3f2*     the note's id, or ids starting with 3f2
       has:ink              notes with handwriting
       is:conflict          conflict copies left by sync
+      links-to:NOTE        notes with a link to NOTE (or to a file: a path)
+      linked-by:NOTE       notes NOTE links to
+      related:NOTE         notes linking to a file NOTE links to, where
+                           neither links to the other
+      mentions:NOTE        notes naming NOTE's title or an alias, unlinked
+      has:unresolved       notes with a link that reaches no file
+      is:orphan            notes with no links to or from other files
+      is:dead-end          notes with no links to other files
       created:D updated:D  on day D; also >D, >=D, <D, <=D, and D1..D2
                            (both days included; D1.. or ..D2 for open ends)
 
@@ -42,5 +50,6 @@ public enum QueryLanguage {
       nb list 'created:2026-01-01..2026-03-31 -is:conflict'
       nb list 'updated:today has:ink'
       nb search 'id:3f2a*'
+      nb list 'links-to:work/roadmap tag:planning'
     """
 }

@@ -39,6 +39,20 @@ struct QueryLexer {
     return lexer.tokens
   }
 
+  /// Where the link filter (`links-to:`, `linked-by:`, `related:`, `mentions:`) whose value is `value` sits in
+  /// `text`: its column and length, for an error about the note it names.
+  static func place(ofFilterValue value: String, in text: String) -> (column: Int, length: Int)? {
+    let links: Set<QueryFilterKey> = [.linksTo, .linkedBy, .related, .mentions]
+    for token in (try? tokens(text)) ?? [] {
+      guard case .filter(let key, let written, _, _) = token.kind,
+        let known = QueryFilterKey(rawValue: key.lowercased()), links.contains(known),
+        written.trimmingCharacters(in: .whitespaces) == value
+      else { continue }
+      return (token.column, token.length)
+    }
+    return nil
+  }
+
   private init(characters: [Character]) {
     self.characters = characters
   }
@@ -156,16 +170,25 @@ enum QueryFilterKey: String, CaseIterable, Sendable {
   case updated
   case has
   case `is`
+  case linksTo = "links-to"
+  case linkedBy = "linked-by"
+  case related
+  case mentions
 
-  /// Whether `key` looks like a filter key: two or more ASCII letters.
+  /// Whether `key` looks like a filter key: two or more ASCII letters, or one of the keys with a dash
+  /// (`links-to`, `linked-by`, in any case).
   ///
   /// Anything else before a colon makes the token a plain word, so times (`12:30`), Windows paths (`C:\notes`),
-  /// `a:b` and non-ASCII text (`東京:駅`) can be searched without quotes. A key-shaped prefix that is not a known
-  /// key is an error rather than a word, so a typo such as `tga:work` is not silently searched as text.
+  /// `a:b`, `re-read:` and non-ASCII text (`東京:駅`) can be searched without quotes. A key-shaped prefix that is not
+  /// a known key is an error rather than a word, so a typo such as `tga:work` is not silently searched as text.
   static func isKeyShaped(_ key: ArraySlice<Character>) -> Bool {
-    key.count >= 2 && key.allSatisfy { $0.isASCII && $0.isLetter }
+    if key.count >= 2 && key.allSatisfy({ $0.isASCII && $0.isLetter }) { return true }
+    return key.contains("-") && Self(rawValue: String(key).lowercased()) != nil
   }
 
   /// The list the "unknown filter" error gives.
-  static let listing = "tag:, notebook:, title:, path:, id:, created:, updated:, has:ink, is:conflict"
+  static let listing = """
+    tag:, notebook:, title:, path:, id:, created:, updated:, links-to:, linked-by:, related:, mentions:, \
+    has:ink, has:unresolved, is:conflict, is:orphan, is:dead-end
+    """
 }

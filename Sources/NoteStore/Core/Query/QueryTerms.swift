@@ -78,15 +78,26 @@ enum QueryTerms {
       let field: DateField = known == .created ? .created : .updated
       return .filter(.date(field, try dates.range(value, column: valueColumn)))
     case .has:
-      guard value.lowercased() == "ink" else {
-        throw valueError("unknown value '\(value)' for \(key):; the only one is has:ink")
+      switch value.lowercased() {
+      case "ink": return .filter(.hasInk)
+      case "unresolved": return .filter(.hasUnresolved)
+      default: throw valueError("unknown value '\(value)' for \(key):; use has:ink or has:unresolved")
       }
-      return .filter(.hasInk)
     case .is:
-      guard value.lowercased() == "conflict" else {
-        throw valueError("unknown value '\(value)' for \(key):; the only one is is:conflict")
+      switch value.lowercased() {
+      case "conflict": return .filter(.isConflict)
+      case "orphan": return .filter(.isOrphan)
+      case "dead-end": return .filter(.isDeadEnd)
+      default: throw valueError("unknown value '\(value)' for \(key):; use is:conflict, is:orphan or is:dead-end")
       }
-      return .filter(.isConflict)
+    case .linksTo, .linkedBy, .related, .mentions:
+      let selector = value.trimmingCharacters(in: .whitespaces)
+      switch known {
+      case .linksTo: return .filter(.linksTo(selector))
+      case .linkedBy: return .filter(.linkedBy(selector))
+      case .related: return .filter(.related(selector))
+      default: return .filter(.mentions(selector))
+      }
     }
   }
 
@@ -101,6 +112,10 @@ enum QueryTerms {
     case .updated: "updated:-7d.."
     case .has: "has:ink"
     case .is: "is:conflict"
+    case .linksTo: "links-to:work/roadmap"
+    case .linkedBy: "linked-by:roadmap"
+    case .related: "related:roadmap"
+    case .mentions: "mentions:\"Quarterly plan\""
     }
   }
 }

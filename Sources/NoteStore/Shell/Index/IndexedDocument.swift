@@ -12,6 +12,12 @@ struct IndexedDocument {
   var fields: [FrontMatterField]
   /// The tasks the note holds (itself, or its checklist lines).
   var tasks: [TaskRow] = []
+  /// The links the note holds, in text order (from the whole file up to ``linkLimit``, not just the indexed body).
+  var links: [LinkRow] = []
+
+  /// Links are read from at most this many bytes of a note (64 MiB): a larger file is a dump, not a note, and its
+  /// links past that point are not indexed.
+  static let linkLimit = 64 << 20
 
   /// Reads the note at `path`. Problems become the note's `warning`, never an error, so a broken file is still
   /// listed: malformed front matter keeps its body searchable, a file that is not UTF-8 is indexed by path only.
@@ -38,17 +44,25 @@ struct IndexedDocument {
     let bodyText = FrontMatter.body(of: text)
     let body = capped(bodyText)
     let bodyStart = text.utf8.count - bodyText.utf8.count
+    var links: [LinkRow]
+    if truncated, let whole = try? FileSystem.read(full, limit: linkLimit),
+      let wholeText = NoteScanner.decodeUTF8Prefix(whole, truncated: whole.count == linkLimit)
+    {
+      links = NoteIndex.linkRows(in: wholeText, source: path)
+    } else {
+      links = NoteIndex.linkRows(in: text, source: path)
+    }
     do {
       let (metadata, fields, taskFields) = try FrontMatter.readIndexed(text)
       let note = Note(path: path, metadata: metadata)
       let tasks = NoteTasks.rows(
         text: text, bodyStart: bodyStart, title: note.title, tags: note.tags, taskFields: taskFields)
-      return IndexedDocument(note: note, body: body, fields: fields, tasks: tasks)
+      return IndexedDocument(note: note, body: body, fields: fields, tasks: tasks, links: links)
     } catch {
-      // Front matter nb cannot read is still the user's note: its checklist lines are still tasks.
+      // Front matter nb cannot read is still the user's note: its checklist lines are still tasks, its links links.
       let note = NoteScanner.note(path: path, text: text)
       let tasks = NoteTasks.rows(text: text, bodyStart: bodyStart, title: note.title, tags: [], taskFields: nil)
-      return IndexedDocument(note: note, body: body, fields: [], tasks: tasks)
+      return IndexedDocument(note: note, body: body, fields: [], tasks: tasks, links: links)
     }
   }
 

@@ -8,13 +8,17 @@ struct CompiledQuery {
   var arguments: [(any DatabaseValueConvertible)?]
   /// The positive text leaves joined with OR; nil when the query has none.
   var rankMatch: String?
+  /// The notes each link filter matches, found beforehand (``NoteIndex/linkMatches(_:_:targets:)``): what a link
+  /// reaches is resolved in Swift, not SQL.
+  private let links: [QueryFilter: [Int64]]
 
   /// Compiles `expression`. Each user word becomes a quoted FTS5 string (its `"` doubled), so FTS5's operators
   /// (`AND`, `OR`, `NOT`, `NEAR`, `*`, `^`, `:`, parentheses) in the text are just words; NOT, AND and OR are
   /// SQL's, so a query of negations alone (`-draft`) and mixes of filters and words (`tag:x OR plan`) work.
-  init(_ expression: QueryExpression) {
+  init(_ expression: QueryExpression, links: [QueryFilter: [Int64]] = [:]) {
     condition = ""
     arguments = []
+    self.links = links
     var positives: [String] = []
     condition = compile(expression, negated: false, positives: &positives)
     rankMatch = positives.isEmpty ? nil : positives.map { "(\($0))" }.joined(separator: " OR ")
@@ -82,6 +86,12 @@ struct CompiledQuery {
       return "(n.has_ink = 1)"
     case .isConflict:
       return "(n.conflict_of IS NOT NULL)"
+    case .linksTo, .linkedBy, .related, .mentions, .hasUnresolved, .isOrphan, .isDeadEnd:
+      // A JSON array of rowids: one argument however many notes, read by SQLite's own json_each.
+      let rowids = links[filter] ?? []
+      guard !rowids.isEmpty else { return "0" }
+      arguments.append("[" + rowids.map(String.init).joined(separator: ",") + "]")
+      return "n.rowid IN (SELECT value FROM json_each(?))"
     }
   }
 
@@ -133,9 +143,25 @@ extension NoteIndex {
   /// want the notes.
   func hits(
     _ expression: QueryExpression, sort: NoteQuery.Sort, reverse: Bool, limit: Int?, offset: Int,
-    snippets: Bool = true
+    snippets: Bool = true, linkTargets: [String: String] = [:]
   ) throws -> [NoteHit] {
-    let compiled = CompiledQuery(expression)
+    try read(scope: Self.scope(of: expression)) { db in
+      try hits(
+        db, expression, sort: sort, reverse: reverse, limit: limit, offset: offset, snippets: snippets,
+        linkTargets: linkTargets)
+    }
+  }
+
+  /// The notebook a query's refresh may be limited to: none when it filters by links, which reach across the tree.
+  private static func scope(of expression: QueryExpression) -> String? {
+    expression.filters.contains(where: \.isLinkFilter) ? nil : expression.notebookScope
+  }
+
+  private func hits(
+    _ db: Database, _ expression: QueryExpression, sort: NoteQuery.Sort, reverse: Bool, limit: Int?, offset: Int,
+    snippets: Bool, linkTargets: [String: String]
+  ) throws -> [NoteHit] {
+    let compiled = CompiledQuery(expression, links: try Self.linkMatches(db, expression, targets: linkTargets))
     var sql = "SELECT \(Self.noteColumns), \(compiled.rankMatch == nil ? "NULL" : "r.rank") FROM note n"
     var arguments: [(any DatabaseValueConvertible)?] = []
     if let rankMatch = compiled.rankMatch {
@@ -151,21 +177,19 @@ extension NoteIndex {
     sql += " ORDER BY " + Self.order(sort, reverse: reverse, ranked: compiled.rankMatch != nil)
     sql += " LIMIT ? OFFSET ?"
     arguments += [limit ?? -1, max(0, offset)]
-    return try read(scope: expression.notebookScope) { db in
-      let statement = try db.makeStatement(sql: sql)
-      var hits: [NoteHit] = []
-      var rowids: [Int64] = []
-      for row in try Row.fetchAll(statement, arguments: StatementArguments(arguments)) {
-        let rank: Double? = row[13]
-        hits.append(NoteHit(note: Self.note(from: row), score: rank.map { -$0 }, hasInk: (row[12] as Int64) != 0))
-        rowids.append(row[0])
-      }
-      if snippets, let rankMatch = compiled.rankMatch, !rowids.isEmpty {
-        let snippets = try Self.snippets(db, match: rankMatch, rowids: rowids)
-        for i in hits.indices { hits[i].snippet = snippets[rowids[i]] }
-      }
-      return hits
+    let statement = try db.makeStatement(sql: sql)
+    var hits: [NoteHit] = []
+    var rowids: [Int64] = []
+    for row in try Row.fetchAll(statement, arguments: StatementArguments(arguments)) {
+      let rank: Double? = row[13]
+      hits.append(NoteHit(note: Self.note(from: row), score: rank.map { -$0 }, hasInk: (row[12] as Int64) != 0))
+      rowids.append(row[0])
     }
+    if snippets, let rankMatch = compiled.rankMatch, !rowids.isEmpty {
+      let snippets = try Self.snippets(db, match: rankMatch, rowids: rowids)
+      for i in hits.indices { hits[i].snippet = snippets[rowids[i]] }
+    }
+    return hits
   }
 
   /// ``hits(_:sort:reverse:limit:offset:snippets:)`` handed to `body` one at a time, in order, read from a cursor
@@ -192,10 +216,10 @@ extension NoteIndex {
   }
 
   /// How many notes a query tree matches.
-  func count(_ expression: QueryExpression) throws -> Int {
-    let compiled = CompiledQuery(expression)
-    return try read(scope: expression.notebookScope) { db in
-      try Int.fetchOne(
+  func count(_ expression: QueryExpression, linkTargets: [String: String] = [:]) throws -> Int {
+    try read(scope: Self.scope(of: expression)) { db in
+      let compiled = CompiledQuery(expression, links: try Self.linkMatches(db, expression, targets: linkTargets))
+      return try Int.fetchOne(
         db, sql: "SELECT count(*) FROM note n WHERE \(compiled.condition)",
         arguments: StatementArguments(compiled.arguments)) ?? 0
     }

@@ -1,6 +1,7 @@
 import CSQLiteShim
 import Foundation
 import GRDB
+import LinkKit
 
 #if canImport(Glibc)
   import Glibc
@@ -29,7 +30,7 @@ import GRDB
 /// from, from one built in memory.
 final class NoteIndex {
   /// Bumped whenever the schema or what is stored changes: an index of another version is rebuilt.
-  static let schemaVersion = 3
+  static let schemaVersion = 4
   static let fileName = "notes.sqlite"
   /// Stat data this close to the time of reading cannot be trusted to change on the next write.
   static let racyNanoseconds: Int64 = 2_000_000_000
@@ -264,6 +265,8 @@ final class NoteIndex {
   /// - `fts`: FTS5 over title, tags and body (the first ``IndexedDocument/bodyLimit`` bytes), rowid = note rowid,
   ///   tokenized by ``IndexTokenizer``; it keeps its text for `snippet()`.
   /// - `inbox_*`: the inbox classifier's counts (see `NoteIndex+Inbox.swift`).
+  /// - `link`: one row per link a note holds, as written and keyed by the name it can reach; `file`: every file of the
+  ///   work tree that is not a note (attachments), by name key (see `NoteIndex+Links.swift`).
   /// - `meta`: `complete` (`1` once a build finished), `head` (the commit the rows reflect), `watch` (the change
   ///   journal session and offset the rows reflect, `<session> <offset>`) and `watch_unanswered` (a request to the
   ///   watcher still unanswered, see ``ChangeJournal``).
@@ -303,6 +306,7 @@ final class NoteIndex {
           conflict_of TEXT,
           warning TEXT,
           has_ink INTEGER NOT NULL,
+          link_name TEXT NOT NULL,
           size INTEGER NOT NULL,
           mtime INTEGER NOT NULL,
           ctime INTEGER NOT NULL,
@@ -313,6 +317,7 @@ final class NoteIndex {
         CREATE INDEX note_id ON note(note_id_folded);
         CREATE INDEX note_created ON note(created);
         CREATE INDEX note_updated ON note(updated);
+        CREATE INDEX note_link_name ON note(link_name);
         CREATE TABLE tag(
           note INTEGER NOT NULL,
           tag TEXT NOT NULL,
@@ -375,6 +380,7 @@ final class NoteIndex {
         CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, tokenize = '\(IndexTokenizer.name)');
         """)
     try db.execute(sql: inboxSchema)
+    try db.execute(sql: linkSchema)
     try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
   }
 
@@ -393,10 +399,13 @@ final class NoteIndex {
       if !force, try Self.state(db, layout: layout).usable { return .commit }
       try Self.createSchema(db)
       var paths: [String] = []
-      Self.walk(root: root, attachments: attachments) { directory, files, _ in
+      var others: [String] = []
+      Self.walk(root: root, attachments: attachments) { directory, files, _, otherFiles in
         for file in files { paths.append(RepoPaths.join(directory, file.name)) }
+        for name in otherFiles { others.append(RepoPaths.join(directory, name)) }
       }
       try syncAll(db, paths)
+      for path in others { try Self.insertFile(db, path) }
       try Self.setMeta(db, "layout", layout)
       try Self.setMeta(db, "head", head)
       if let cursor = journal.cursor { try Self.setWatch(db, WatchState(cursor: cursor, unanswered: nil)) }
@@ -496,7 +505,8 @@ final class NoteIndex {
   /// index is missing, unusable or busy: it is derived data, and the next read repairs it.
   func recordCommit(paths: [String], from old: String?, to new: String?) {
     guard isPresent else { return }
-    let notePaths = Set(paths.compactMap(Self.notePath(for:)))
+    // Every other file too: an attachment added, moved or deleted changes what links reach.
+    let notePaths = Set(paths.compactMap(Self.notePath(for:))).union(paths.filter(Self.isOtherFile))
     do {
       let queue: DatabaseQueue
       if let existing = self.queue {
@@ -536,26 +546,30 @@ final class NoteIndex {
   }
 
   /// Walks the work tree as ``NoteScanner`` does: `*.md` regular files in every directory but dot-directories,
-  /// dot-files skipped; `visit` gets each directory's notes with their stat data and its ink sidecars' stems.
-  /// With `attachments` (format 2), attachment folders are not descended into (``NoteScanner/notebookChildren``).
+  /// dot-files skipped; `visit` gets each directory's notes with their stat data, its ink sidecars' stems and the
+  /// names of its other regular files (attachments: what links may reach besides notes).
+  /// With `attachments` (format 2), attachment folders hold no notes: they are walked for their other files only
+  /// (``NoteScanner/notebookChildren``), every file in them, `.md` too, being an attachment.
   static func walk(
     root: String, attachments: Bool,
-    _ visit: (_ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>)
-      throws -> Void
+    _ visit: (
+      _ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>, _ others: [String]
+    ) throws -> Void
   ) rethrows {
     try walk(root: root, under: [""], attachments: attachments, visit)
   }
 
   /// The walk of the subtrees `under` (relative directories; `""` is the whole tree) alone; a subtree that is or
-  /// lies in an attachment folder is not walked.
+  /// lies in an attachment folder is walked for its other files only.
   static func walk(
     root: String, under: [String], attachments: Bool,
-    _ visit: (_ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>)
-      throws -> Void
+    _ visit: (
+      _ directory: String, _ files: [(name: String, info: FileSystem.Info)], _ ink: Set<String>, _ others: [String]
+    ) throws -> Void
   ) rethrows {
-    let under = attachments ? under.filter { !isAttachment(root: root, $0 + "/-") } : under
-    for found in listDirectories(root: root, under: under, attachments: attachments) {
-      try visit(found.directory, found.files, found.ink)
+    let start = under.map { ($0, attachments && isAttachment(root: root, $0 + "/-")) }
+    for found in listDirectories(root: root, under: start, attachments: attachments) {
+      try visit(found.directory, found.files, found.ink, found.others)
     }
   }
 
@@ -564,31 +578,44 @@ final class NoteIndex {
     RepoPaths.isInsideAttachmentFolder(path) { FileSystem.lstatInfo(root + "/" + $0)?.isRegular == true }
   }
 
+  /// Whether a repository path names a file the `file` table keeps: not a note (an attachment, an ink sidecar, a
+  /// PDF), and in no dot-directory and no dot-file (`.obsidian/`, `.gitignore` are no vault files).
+  static func isOtherFile(_ path: String) -> Bool {
+    !RepoPaths.isNotePath(path) && !isHidden(path)
+  }
+
+  /// Whether any component of `path` starts with a dot: nothing every walk skips is indexed.
+  static func isHidden(_ path: String) -> Bool {
+    path.split(separator: "/").contains { $0.hasPrefix(".") }
+  }
+
   /// One directory as the walk found it.
   private struct ListedDirectory {
     var directory: String
     var files: [(name: String, info: FileSystem.Info)]
     var ink: Set<String>
+    /// The regular files that are not notes (in an attachment folder: every regular file).
+    var others: [String]
   }
 
   /// Lists every directory of the tree on up to four threads (the walk is most of what a query costs at 100 000
   /// notes, and most of that is the kernel's, which runs in parallel). Only the listing is parallel; callers
-  /// compare with the index on one thread.
-  private static func listDirectories(root: String, under: [String], attachments: Bool) -> [ListedDirectory] {
+  /// compare with the index on one thread. `under` pairs each start with whether it is (in) an attachment folder.
+  private static func listDirectories(root: String, under: [(String, Bool)], attachments: Bool) -> [ListedDirectory] {
     final class Work: @unchecked Sendable {
       let lock = NSLock()
-      var pending: [String] = []
+      var pending: [(directory: String, attachment: Bool)] = []
       var busy = 0
       var results: [ListedDirectory] = []
     }
     let work = Work()
-    work.pending = under
+    work.pending = under.map { (directory: $0.0, attachment: $0.1) }
     let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     DispatchQueue.concurrentPerform(iterations: workers) { _ in
       var mine: [ListedDirectory] = []
       while true {
         work.lock.lock()
-        guard let directory = work.pending.popLast() else {
+        guard let (directory, attachment) = work.pending.popLast() else {
           let done = work.busy == 0
           work.lock.unlock()
           // Another worker may still find subdirectories: wait for them, or for the tree to be done.
@@ -601,26 +628,35 @@ final class NoteIndex {
         let full = directory.isEmpty ? root : root + "/" + directory
         var files: [(name: String, info: FileSystem.Info)] = []
         var ink = Set<String>()
+        var others: [String] = []
         var children: [String] = []
-        let listed = FileSystem.entries(of: full) { $0.isRegular && $0.name.hasSuffix(".md") }
+        let listed = FileSystem.entries(of: full) { !attachment && $0.isRegular && $0.name.hasSuffix(".md") }
         for (entry, info) in listed where !entry.name.hasPrefix(".") {
           if entry.isDirectory {
             children.append(RepoPaths.join(directory, entry.name))
           } else if entry.isRegular {
-            if entry.name.hasSuffix(".md") {
+            if entry.name.hasSuffix(".md"), !attachment {
               if let info { files.append((entry.name, info)) }
-            } else if entry.name.hasSuffix(RepoPaths.inkSuffix) {
+              continue
+            }
+            if entry.name.hasSuffix(RepoPaths.inkSuffix), !attachment {
               ink.insert(String(entry.name.dropLast(RepoPaths.inkSuffix.count)))
             }
+            others.append(entry.name)
           }
         }
-        mine.append(ListedDirectory(directory: directory, files: files, ink: ink))
-        let notebooks = NoteScanner.notebookChildren(
-          children.map { RepoPaths.lastComponent(of: $0) }, of: directory, noteNames: Set(files.map(\.name)),
-          attachmentFolders: attachments
-        ).map { RepoPaths.join(directory, $0) }
+        mine.append(ListedDirectory(directory: directory, files: files, ink: ink, others: others))
+        var next = children.map { (directory: $0, attachment: attachment) }
+        if !attachment, attachments {
+          let notebooks = Set(
+            NoteScanner.notebookChildren(
+              children.map { RepoPaths.lastComponent(of: $0) }, of: directory, noteNames: Set(files.map(\.name)),
+              attachmentFolders: attachments
+            ).map { RepoPaths.join(directory, $0) })
+          next = children.map { (directory: $0, attachment: !notebooks.contains($0)) }
+        }
         work.lock.lock()
-        work.pending += notebooks
+        work.pending += next
         work.busy -= 1
         work.lock.unlock()
       }
@@ -632,7 +668,8 @@ final class NoteIndex {
   }
 
   /// The paths whose rows may not match the disk: files whose stat data or ink differ from the row, racy rows,
-  /// `forced` paths (changed between two commits), new files, and rows whose file is gone.
+  /// `forced` paths (changed between two commits), new files, and rows whose file is gone; for other files
+  /// (attachments), only whether they exist.
   ///
   /// With a `scope` (a notebook), only its subtree is walked: rows elsewhere are left as they are (the next
   /// unscoped query checks them), except `forced` paths, which are stale wherever they are.
@@ -641,13 +678,22 @@ final class NoteIndex {
   ) throws -> [String] {
     var stale: [String] = []
     var indexedDirectories = Set(try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM note"))
+    var fileDirectories = Set(try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM file"))
+    func inScope(_ directory: String) -> Bool {
+      guard let scope else { return true }
+      return directory == scope || directory.hasPrefix(scope + "/")
+    }
     if let scope {
-      indexedDirectories = indexedDirectories.filter { $0 == scope || $0.hasPrefix(scope + "/") }
+      indexedDirectories = indexedDirectories.filter(inScope)
+      fileDirectories = fileDirectories.filter(inScope)
       stale += forced.filter { !($0 == scope || $0.hasPrefix(scope + "/")) && RepoPaths.isNotePath($0) }
     }
+    // An attachment a commit brought or took away, wherever it is (cheap: a lookup each).
+    stale += forced.filter { isOtherFile($0) && !inScope(RepoPaths.directory(of: $0)) }
     let rowsOfDirectory = try db.cachedStatement(
       sql: "SELECT name, size, mtime, ctime, inode, racy, has_ink FROM note WHERE dir = ?")
-    try walk(root: root, under: [scope ?? ""], attachments: attachments) { directory, files, ink in
+    let filesOfDirectory = try db.cachedStatement(sql: "SELECT path FROM file WHERE dir = ?")
+    try walk(root: root, under: [scope ?? ""], attachments: attachments) { directory, files, ink, others in
       var rows: [String: StatRow] = [:]
       if indexedDirectories.remove(directory) != nil {
         let cursor = try Row.fetchCursor(rowsOfDirectory, arguments: [directory])
@@ -666,10 +712,18 @@ final class NoteIndex {
         stale.append(path)
       }
       for name in rows.keys { stale.append(RepoPaths.join(directory, name)) }
+      var known = Set<String>()
+      if fileDirectories.remove(directory) != nil { known = Set(try String.fetchAll(filesOfDirectory, arguments: [directory])) }
+      for name in others {
+        let path = RepoPaths.join(directory, name)
+        if known.remove(path) == nil { stale.append(path) }
+      }
+      stale += known
     }
     for directory in indexedDirectories {
       stale += try String.fetchAll(db, sql: "SELECT path FROM note WHERE dir = ?", arguments: [directory])
     }
+    for directory in fileDirectories { stale += try String.fetchAll(filesOfDirectory, arguments: [directory]) }
     return stale
   }
 
@@ -679,18 +733,20 @@ final class NoteIndex {
   /// and `forced` paths. A recorded path that is neither a note nor a sidecar is treated as a directory as well,
   /// in case the watcher could not tell (checking an attachment that way costs a failed open and one lookup).
   /// Racy rows elsewhere are not read again: a second write in the same clock tick is an event the watcher
-  /// records like any other.
+  /// records like any other. Other files (attachments) recorded or under a recorded directory are stale when
+  /// their existence differs from their row's.
   static func stalePaths(
     _ db: Database, root: String, attachments: Bool, forced: Set<String>, files: Set<String>,
     directories: Set<String>
   ) throws -> [String] {
-    func hidden(_ path: String) -> Bool { path.split(separator: "/").contains { $0.hasPrefix(".") } }
     var notes = Set<String>()
     var subtrees = Set<String>()
-    for path in files where !hidden(path) {
+    var others = Set<String>()
+    for path in files where !isHidden(path) {
       if let note = notePath(for: path) { notes.insert(note) } else { subtrees.insert(path) }
+      if isOtherFile(path) { others.insert(path) }
     }
-    for path in directories where !hidden(path) {
+    for path in directories where !isHidden(path) {
       subtrees.insert(path)
       // A note replaced by a directory of the same name.
       if RepoPaths.isNotePath(path) { notes.insert(path) }
@@ -705,14 +761,16 @@ final class NoteIndex {
       return false
     }
     let tops = subtrees.filter { !underAnother($0) }.sorted()
-    var stale = Set(forced.compactMap(notePath(for:)))
+    var stale = Set(forced.compactMap(notePath(for:))).union(forced.filter(isOtherFile))
     if !tops.isEmpty {
       var rows: [String: StatRow] = [:]
+      var known = Set<String>()
       let rowsUnder = try db.cachedStatement(
         sql: """
           SELECT path, size, mtime, ctime, inode, racy, has_ink FROM note
           WHERE dir = ? OR (dir >= ? AND dir < ?)
           """)
+      let filesUnder = try db.cachedStatement(sql: "SELECT path FROM file WHERE dir = ? OR (dir >= ? AND dir < ?)")
       for top in tops {
         // Directories below `top` sort between `top/` and `top0` ("0" follows "/").
         let cursor = try Row.fetchCursor(rowsUnder, arguments: [top, top + "/", top + "0"])
@@ -720,8 +778,9 @@ final class NoteIndex {
           rows[row[0]] = StatRow(
             size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5] != 0, hasInk: row[6] != 0)
         }
+        known.formUnion(try String.fetchAll(filesUnder, arguments: [top, top + "/", top + "0"]))
       }
-      walk(root: root, under: tops, attachments: attachments) { directory, files, ink in
+      walk(root: root, under: tops, attachments: attachments) { directory, files, ink, otherFiles in
         for (name, info) in files {
           let path = RepoPaths.join(directory, name)
           if let row = rows.removeValue(forKey: path),
@@ -731,8 +790,18 @@ final class NoteIndex {
           }
           stale.insert(path)
         }
+        for name in otherFiles {
+          let path = RepoPaths.join(directory, name)
+          if known.remove(path) == nil { stale.insert(path) }
+        }
       }
       stale.formUnion(rows.keys)
+      stale.formUnion(known)
+    }
+    let fileRow = try db.cachedStatement(sql: "SELECT 1 FROM file WHERE path = ?")
+    for path in others where !stale.contains(path) {
+      let exists = FileSystem.lstatInfo(root + "/" + path)?.isRegular == true
+      if exists != (try Bool.fetchOne(fileRow, arguments: [path]) ?? false) { stale.insert(path) }
     }
     let rowOfPath = try db.cachedStatement(
       sql: "SELECT size, mtime, ctime, inode, racy, has_ink FROM note WHERE path = ?")
@@ -776,7 +845,8 @@ final class NoteIndex {
     }
   }
 
-  /// Makes the rows of `path` match the file on disk now: replaced when it is a note, removed when it is gone.
+  /// Makes the rows of `path` match the file on disk now: replaced when it is a note, removed when it is gone; a
+  /// file that is no note (an attachment, or anything in an attachment folder) gets its `file` row.
   static func sync(_ db: Database, root: String, path: String, now: Int64, attachments: Bool) throws {
     if let rowid = try Int64.fetchOne(
       db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?"), arguments: [path])
@@ -784,15 +854,15 @@ final class NoteIndex {
       try uncountForInbox(db, rowid: rowid)
       for table in [
         "fts WHERE rowid", "tag WHERE note", "field WHERE note", "task WHERE note", "reminder WHERE note",
-        "note WHERE rowid",
+        "link WHERE note", "note WHERE rowid",
       ] {
         try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [rowid])
       }
     }
-    guard RepoPaths.isNotePath(path), let info = FileSystem.lstatInfo(root + "/" + path), info.isRegular,
-      !(attachments && isAttachment(root: root, path))
-    else {
-      return
+    try db.cachedStatement(sql: "DELETE FROM file WHERE path = ?").execute(arguments: [path])
+    guard !isHidden(path), let info = FileSystem.lstatInfo(root + "/" + path), info.isRegular else { return }
+    guard RepoPaths.isNotePath(path), !(attachments && isAttachment(root: root, path)) else {
+      return try insertFile(db, path)
     }
     let document = IndexedDocument.read(root: root, path: path)
     let note = document.note
@@ -804,15 +874,16 @@ final class NoteIndex {
     try db.cachedStatement(
       sql: """
         INSERT INTO note(path, dir, name, path_folded, note_id, note_id_folded, title, title_folded, created,
-          created_offset, updated, updated_offset, tags, aliases, conflict_of, warning, has_ink, size, mtime, ctime,
-          inode, racy)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          created_offset, updated, updated_offset, tags, aliases, conflict_of, warning, has_ink, link_name, size,
+          mtime, ctime, inode, racy)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     ).execute(arguments: [
       path, RepoPaths.directory(of: path), RepoPaths.lastComponent(of: path), path.lowercased(), note.id,
       note.id?.lowercased(), note.title, fold(note.title), note.created?.date.timeIntervalSince1970,
       note.created?.offsetSeconds, note.updated?.date.timeIntervalSince1970, note.updated?.offsetSeconds,
-      joined(note.tags), joined(note.aliases), note.conflictOf, note.warning, hasInk, info.size,
+      joined(note.tags), joined(note.aliases), note.conflictOf, note.warning, hasInk, LinkResolver.nameKey(path: path),
+      info.size,
       info.modifiedNanoseconds, info.changedNanoseconds, Int64(bitPattern: info.inode), racy,
     ])
     let rowid = db.lastInsertedRowID
@@ -830,6 +901,7 @@ final class NoteIndex {
       ])
     }
     try insertTasks(db, rowid: rowid, document.tasks)
+    try insertLinks(db, rowid: rowid, document.links)
   }
 
   /// The case-insensitive form titles sort by and values compare by. The standard library's, not Foundation's

@@ -1,0 +1,415 @@
+import Foundation
+import GRDB
+import LinkKit
+
+/// One link of a note as the index stores it: as written, never resolved (what a link reaches depends on every
+/// other path in the repository, which changes without the note changing).
+struct LinkRow: Equatable {
+  var kind: LinkKind
+  /// The decoded path part (`""` for a link into the same note).
+  var target: String
+  /// ``LinkResolver/nameKey(target:from:)``: the name key every file the link can reach has.
+  var name: String
+  var line: Int
+  var headings: [String]
+  var block: String?
+  var display: String?
+  var inFrontMatter: Bool
+  /// The link's line, trimmed; a long line cut to a window around the link (see ``NoteIndex/contextBytes``).
+  var text: String
+}
+
+/// The index's link rows and the other files' rows, and every answer made from them.
+///
+/// - `link`: one row per link per note, keyed `(note, ordinal)`: kind (0 wiki, 1 embed, 2 Markdown, 3 image), the
+///   target as written, its name key, line, headings (joined by U+001F), block, display text, whether it sits in
+///   the front matter, and its line's text — NULL when it is the text of the link before it on the same line (a
+///   line of several links keeps its text once). Indexed by name key and target (with the key, `(note,
+///   ordinal)`: the index alone answers which links may reach a file, and lists equal targets together).
+/// - `file`: one row per file of the work tree that is not a note — an attachment, an ink sidecar, a `.md` file in
+///   an attachment folder — with its folder and name key; kept by the same walk, commit diff and change journal as
+///   the notes (it only records that a file exists).
+/// - `note.link_name`: each note's own name key.
+///
+/// A link can only reach a file whose name key equals its own (``LinkResolver/nameKey(path:)``), so the links to
+/// one file are the rows with its key, resolved by a ``LinkResolver`` over just the files with that key: the
+/// answer is the same as over every path, and neither every path nor any note is read. Checking every link builds
+/// one resolver over all paths.
+extension NoteIndex {
+  static let linkSchema = """
+    CREATE TABLE link(
+      note INTEGER NOT NULL,
+      ordinal INTEGER NOT NULL,
+      kind INTEGER NOT NULL,
+      target TEXT NOT NULL,
+      name TEXT NOT NULL,
+      line INTEGER NOT NULL,
+      headings TEXT NOT NULL,
+      block TEXT,
+      display TEXT,
+      front INTEGER NOT NULL,
+      text TEXT,
+      PRIMARY KEY(note, ordinal)
+    ) WITHOUT ROWID;
+    CREATE INDEX link_name ON link(name, target);
+    CREATE TABLE file(
+      path TEXT PRIMARY KEY NOT NULL,
+      dir TEXT NOT NULL,
+      name TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX file_dir ON file(dir);
+    CREATE INDEX file_name ON file(name);
+    """
+
+  /// How many bytes of a long line are kept on each side of a link, and at most of the link itself: enough to
+  /// read the sentence, bounded so that 100 000 links on one line cost linear time and space.
+  static let contextBytes = 80
+  static let contextLinkBytes = 240
+
+  // MARK: - Writing
+
+  /// The rows of every link in `text`, the note at `source`.
+  static func linkRows(in text: String, source: String) -> [LinkRow] {
+    let links = LinkScanner.links(in: text)
+    guard !links.isEmpty else { return [] }
+    var text = text
+    return text.withUTF8 { bytes in
+      links.map { link in
+        LinkRow(
+          kind: link.kind, target: link.target, name: LinkResolver.nameKey(target: link.target, from: source),
+          line: link.line, headings: link.headings, block: link.block, display: link.display,
+          inFrontMatter: link.inFrontMatter, text: context(bytes, link.range))
+      }
+    }
+  }
+
+  /// The text of the line holding `range`: at most ``contextBytes`` before and after the link, the link itself cut
+  /// after ``contextLinkBytes``, `…` where anything was cut, blanks at the ends trimmed.
+  static func context(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+    let newline = UInt8(ascii: "\n")
+    var start = range.lowerBound
+    let floor = max(0, range.lowerBound - contextBytes)
+    while start > floor, bytes[start - 1] != newline { start -= 1 }
+    let cutBefore = start > 0 && bytes[start - 1] != newline
+    let linkEnd = min(range.upperBound, range.lowerBound + contextLinkBytes)
+    var end = linkEnd
+    if linkEnd == range.upperBound {
+      let ceiling = min(bytes.count, range.upperBound + contextBytes)
+      while end < ceiling, bytes[end] != newline { end += 1 }
+    }
+    let cutAfter = end < bytes.count && bytes[end] != newline
+    // Whole characters only: a cut never splits a UTF-8 sequence.
+    while start < range.lowerBound, bytes[start] & 0xC0 == 0x80 { start += 1 }
+    while end > linkEnd, end < bytes.count, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+    if end == linkEnd { while end > range.lowerBound, end < bytes.count, bytes[end] & 0xC0 == 0x80 { end -= 1 } }
+    var line = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    if line.hasSuffix("\r") { line.removeLast() }
+    line = line.trimmingCharacters(in: .whitespaces)
+    return (cutBefore ? "…" : "") + line + (cutAfter ? "…" : "")
+  }
+
+  static func insertLinks(_ db: Database, rowid: Int64, _ rows: [LinkRow]) throws {
+    guard !rows.isEmpty else { return }
+    let insert = try db.cachedStatement(
+      sql: """
+        INSERT INTO link(note, ordinal, kind, target, name, line, headings, block, display, front, text)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+    var previous: (line: Int, text: String)?
+    for (ordinal, row) in rows.enumerated() {
+      let repeated = previous?.line == row.line && previous?.text == row.text
+      try insert.execute(arguments: [
+        rowid, ordinal, kindNumber(row.kind), row.target, row.name, row.line, joined(row.headings), row.block,
+        row.display, row.inFrontMatter, repeated ? nil : row.text,
+      ])
+      previous = (row.line, row.text)
+    }
+  }
+
+  /// The `file` row of a file that is not a note.
+  static func insertFile(_ db: Database, _ path: String) throws {
+    try db.cachedStatement(sql: "INSERT OR REPLACE INTO file(path, dir, name) VALUES (?, ?, ?)").execute(
+      arguments: [path, RepoPaths.directory(of: path), LinkResolver.nameKey(path: path)])
+  }
+
+  static func kindNumber(_ kind: LinkKind) -> Int {
+    switch kind {
+    case .wiki: 0
+    case .embed: 1
+    case .markdown: 2
+    case .image: 3
+    }
+  }
+
+  static func kind(number: Int) -> LinkKind {
+    switch number {
+    case 1: .embed
+    case 2: .markdown
+    case 3: .image
+    default: .wiki
+    }
+  }
+
+  // MARK: - Reading
+
+  /// The columns an ``IndexedLink`` is made from, in the order ``indexedLink(_:resolution:)`` reads them.
+  static let linkColumns = """
+    l.note, l.ordinal, l.kind, l.target, l.line, l.headings, l.block, l.display, l.front, \(linkText), n.path, n.title
+    """
+
+  /// A link row's text: its own, or that of the nearest link before it on its line that has one.
+  static let linkText = """
+    coalesce(l.text, (SELECT t.text FROM link t WHERE t.note = l.note AND t.ordinal < l.ordinal AND t.line = l.line \
+    AND t.text IS NOT NULL ORDER BY t.ordinal DESC LIMIT 1), '')
+    """
+
+  static func indexedLink(_ row: Row, resolution: LinkResolution) -> IndexedLink {
+    IndexedLink(
+      source: row[10], sourceTitle: row[11], ordinal: row[1], kind: kind(number: row[2]), target: row[3], headings: split(row[5]),
+      block: row[6], display: row[7], line: row[4], inFrontMatter: row[8] as Bool, text: row[9],
+      resolution: resolution)
+  }
+
+  /// A resolver over the notes and other files whose name key is one of `keys` (SQL yielding keys, with its
+  /// arguments): every file the links with those keys can reach.
+  static func resolver(_ db: Database, keys sql: String, _ arguments: StatementArguments) throws -> LinkResolver {
+    let paths = try String.fetchAll(
+      db,
+      sql: """
+        SELECT path FROM note WHERE link_name IN (\(sql))
+        UNION ALL SELECT path FROM file WHERE name IN (\(sql))
+        """, arguments: arguments + arguments)
+    return LinkResolver(paths: paths)
+  }
+
+  /// The links of the note at `path`, in text order, resolved; nil when no note is indexed there.
+  static func links(_ db: Database, from path: String) throws -> [IndexedLink]? {
+    guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM note WHERE path = ?", arguments: [path]) else {
+      return nil
+    }
+    let resolver = try resolver(db, keys: "SELECT name FROM link WHERE note = ?", [rowid])
+    let rows = try Row.fetchAll(
+      db,
+      sql: """
+        SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.note = ? ORDER BY l.ordinal
+        """, arguments: [rowid])
+    return rows.map { indexedLink($0, resolution: resolver.resolve(target: $0[3], from: path)) }
+  }
+
+  /// The links that reach the file at `path` (a note or any other file), in source path and text order: the rows
+  /// with its name key that resolve to it, and a note's links into itself (`[[#Heading]]`). Only the rows that
+  /// reach it are read whole.
+  static func backlinks(_ db: Database, to path: String) throws -> [IndexedLink] {
+    let found = try backlinkRows(db, to: path)
+    let row = try db.cachedStatement(
+      sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.note = ? AND l.ordinal = ?")
+    var result: [IndexedLink] = []
+    result.reserveCapacity(found.count)
+    for link in found {
+      guard let full = try Row.fetchOne(row, arguments: [link.note, link.ordinal]) else { continue }
+      result.append(indexedLink(full, resolution: link.resolution))
+    }
+    return result.sorted { ($0.source, $0.ordinal) < ($1.source, $1.ordinal) }
+  }
+
+  /// How many notes link to `path`, and with how many links (``backlinks(_:to:)`` counted, without reading rows).
+  static func backlinkCount(_ db: Database, to path: String) throws -> (notes: Int, links: Int) {
+    let found = try backlinkRows(db, to: path)
+    return (Set(found.map(\.note)).count, found.count)
+  }
+
+  /// The rowids of the notes with a link that reaches `path`.
+  static func sources(_ db: Database, linkingTo path: String) throws -> Set<Int64> {
+    Set(try backlinkRows(db, to: path).map(\.note))
+  }
+
+  /// The key of each link that reaches `path`, with its resolution, reading only the columns resolving needs: the
+  /// rows of the name key resolved over the files of that key, and the note's own links into itself.
+  private static func backlinkRows(_ db: Database, to path: String) throws -> [(
+    note: Int64, ordinal: Int, resolution: LinkResolution
+  )] {
+    let key = LinkResolver.nameKey(path: path)
+    let resolver = try resolver(db, keys: "?", [key])
+    var result: [(note: Int64, ordinal: Int, resolution: LinkResolution)] = []
+    let rows = try Row.fetchCursor(
+      db,
+      sql: "SELECT l.note, l.ordinal, l.target, n.path FROM link l JOIN note n ON n.rowid = l.note WHERE l.name = ?",
+      arguments: [key])
+    while let row = try rows.next() {
+      let target: String = row[2]
+      if target.isEmpty { continue }
+      let resolution = resolver.resolve(target: target, from: row[3])
+      if resolution.path == path { result.append((row[0], row[1], resolution)) }
+    }
+    let inside = try Row.fetchAll(
+      db, sql: "SELECT l.note, l.ordinal FROM link l JOIN note n ON n.rowid = l.note WHERE n.path = ? AND l.target = ''",
+      arguments: [path])
+    result += inside.map { ($0[0], $0[1], .note(path)) }
+    return result
+  }
+
+  /// Every link resolved with one resolver over every path: `visit` gets each link's note rowid, ordinal, note
+  /// path, target and resolution, in name key and target order. Returns the note paths by rowid.
+  ///
+  /// The links are read from the `(name, target)` index alone, so equal targets come together and a target whose
+  /// answer is the same from every note (``LinkResolver/resolveFromAnywhere(target:)``: most of them) is resolved
+  /// once, not once per link; the others (relative paths, names several files share) once per link.
+  @discardableResult
+  static func resolveAll(
+    _ db: Database, _ visit: (_ note: Int64, _ ordinal: Int, _ source: String, _ target: String, LinkResolution) -> Void
+  ) throws -> [Int64: String] {
+    var notes: [Int64: String] = [:]
+    var paths: [String] = []
+    let noteRows = try Row.fetchCursor(db, sql: "SELECT rowid, path FROM note")
+    while let row = try noteRows.next() {
+      let path: String = row[1]
+      notes[row[0]] = path
+      paths.append(path)
+    }
+    paths += try String.fetchAll(db, sql: "SELECT path FROM file")
+    let resolver = LinkResolver(paths: paths)
+    let links = try Row.fetchCursor(
+      db, sql: "SELECT target, note, ordinal FROM link INDEXED BY link_name ORDER BY name, target")
+    var last: String?
+    var shared: LinkResolution?
+    while let row = try links.next() {
+      let target: String = row[0]
+      let note: Int64 = row[1]
+      let source = notes[note] ?? ""
+      if target != last {
+        last = target
+        shared = resolver.resolveFromAnywhere(target: target)
+      }
+      visit(note, row[2], source, target, shared ?? resolver.resolve(target: target, from: source))
+    }
+    return notes
+  }
+
+  /// Every link checked: the counts by what they reach, and each unresolved or ambiguous one with its row.
+  static func checkLinks(_ db: Database) throws -> LinkCheck {
+    var check = LinkCheck()
+    var problems: [(Int64, Int, LinkResolution)] = []
+    var sources = Set<Int64>()
+    let notes = try resolveAll(db) { note, ordinal, _, target, resolution in
+      check.links += 1
+      sources.insert(note)
+      switch resolution {
+      case .note where target.isEmpty: check.sameNote += 1
+      case .note: check.toNotes += 1
+      case .attachment: check.toAttachments += 1
+      case .unresolved:
+        check.unresolved += 1
+        problems.append((note, ordinal, resolution))
+        return
+      }
+      if resolution.isAmbiguous {
+        check.ambiguous += 1
+        problems.append((note, ordinal, resolution))
+      }
+    }
+    check.notes = notes.count
+    check.notesWithLinks = sources.count
+    let row = try db.cachedStatement(
+      sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.note = ? AND l.ordinal = ?")
+    // In key order the rows sit together on disk.
+    problems.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+    for (note, ordinal, resolution) in problems {
+      guard let found = try Row.fetchOne(row, arguments: [note, ordinal]) else { continue }
+      check.problems.append(indexedLink(found, resolution: resolution))
+    }
+    check.problems.sort { ($0.source, $0.line, $0.ordinal) < ($1.source, $1.line, $1.ordinal) }
+    return check
+  }
+
+  // MARK: - Query filters
+
+  /// The notes each link filter of a query matches, as rowids: `targets` maps each filter's NOTE argument to the
+  /// path it names (resolved by the repository beforehand). Filters over every link (`has:unresolved`,
+  /// `is:orphan`, `is:dead-end`) share one pass over all links.
+  static func linkMatches(
+    _ db: Database, _ expression: QueryExpression, targets: [String: String]
+  ) throws -> [QueryFilter: [Int64]] {
+    let filters = Set(expression.filters.filter(\.isLinkFilter))
+    guard !filters.isEmpty else { return [:] }
+    var result: [QueryFilter: [Int64]] = [:]
+    let graph = filters.contains { [.hasUnresolved, .isOrphan, .isDeadEnd].contains($0) } ? try LinkGraph(db) : nil
+    func rowids(_ paths: Set<String>) throws -> Set<Int64> {
+      var ids = Set<Int64>()
+      let statement = try db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?")
+      for path in paths { if let id = try Int64.fetchOne(statement, arguments: [path]) { ids.insert(id) } }
+      return ids
+    }
+    for filter in filters {
+      let path = filter.linkSelector.flatMap { targets[$0] }
+      switch filter {
+      case .linksTo:
+        result[filter] = try path.map { Array(try sources(db, linkingTo: $0)) } ?? []
+      case .linkedBy:
+        let reached = try path.flatMap { try links(db, from: $0) }?.compactMap(\.resolution.path) ?? []
+        result[filter] = Array(try rowids(Set(reached)))
+      case .related:
+        guard let path, let own = try links(db, from: path) else {
+          result[filter] = []
+          continue
+        }
+        let reached = Set(own.compactMap(\.resolution.path)).subtracting([path])
+        var related = Set<Int64>()
+        for target in reached { related.formUnion(try sources(db, linkingTo: target)) }
+        // Already linked, either way, is not "related, not yet linked"; nor is the note itself.
+        related.subtract(try rowids(reached.union([path])))
+        related.subtract(try sources(db, linkingTo: path))
+        result[filter] = Array(related)
+      case .mentions:
+        guard let path,
+          let row = try Row.fetchOne(db, sql: "SELECT rowid, title, aliases FROM note WHERE path = ?", arguments: [path])
+        else {
+          result[filter] = []
+          continue
+        }
+        let names = Set(([row[1] as String] + split(row[2])).filter { !$0.isEmpty })
+        var found = Set<Int64>()
+        for name in names {
+          guard let phrase = CompiledQuery.ftsExpression(TextMatch(kind: .phrase, text: name)) else { continue }
+          found.formUnion(
+            try Int64.fetchAll(db, sql: "SELECT rowid FROM fts WHERE fts MATCH ?", arguments: ["body : " + phrase]))
+        }
+        found.remove(row[0])
+        found.subtract(try sources(db, linkingTo: path))
+        result[filter] = Array(found)
+      case .hasUnresolved: result[filter] = Array(graph?.unresolved ?? [])
+      case .isOrphan: result[filter] = Array(graph?.orphans ?? [])
+      case .isDeadEnd: result[filter] = Array(graph?.deadEnds ?? [])
+      default: break
+      }
+    }
+    return result
+  }
+}
+
+/// Which notes link out, are linked to, and have unresolved links: one pass over every link.
+struct LinkGraph {
+  var unresolved = Set<Int64>()
+  var orphans = Set<Int64>()
+  var deadEnds = Set<Int64>()
+
+  init(_ db: Database) throws {
+    var linksOut = Set<Int64>()
+    var reached = Set<String>()
+    var unresolved = Set<Int64>()
+    let notes = try NoteIndex.resolveAll(db) { note, _, source, _, resolution in
+      guard let path = resolution.path else {
+        unresolved.insert(note)
+        return
+      }
+      // A link into the note itself leads nowhere else.
+      if path == source { return }
+      linksOut.insert(note)
+      reached.insert(path)
+    }
+    self.unresolved = unresolved
+    for (rowid, path) in notes where !linksOut.contains(rowid) {
+      deadEnds.insert(rowid)
+      if !reached.contains(path) { orphans.insert(rowid) }
+    }
+  }
+}
