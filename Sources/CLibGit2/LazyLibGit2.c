@@ -187,6 +187,11 @@ NB_GIT(int, git_error_set_str, (int error_class, const char *string), (error_cla
 NB_GIT(int, git_fetch_options_init, (git_fetch_options *opts, unsigned int version), (opts, version))
 NB_GIT(int, git_filter_list_apply_to_buffer,
   (git_buf *out, git_filter_list *filters, const char *in, size_t in_len), (out, filters, in, in_len))
+NB_GIT_VOID(git_filter_list_free, (git_filter_list *filters), (filters))
+NB_GIT(int, git_filter_list_load,
+  (git_filter_list **filters, git_repository *repo, git_blob *blob, const char *path, git_filter_mode_t mode,
+    uint32_t flags),
+  (filters, repo, blob, path, mode, flags))
 NB_GIT(int, git_graph_ahead_behind,
   (size_t *ahead, size_t *behind, git_repository *repo, const git_oid *local, const git_oid *upstream),
   (ahead, behind, repo, local, upstream))
@@ -339,6 +344,7 @@ NB_GIT_VOID(git_strarray_dispose, (git_strarray *array), (array))
 NB_GIT(int, git_tree_create_updated,
   (git_oid *out, git_repository *repo, git_tree *baseline, size_t nupdates, const git_tree_update *updates),
   (out, repo, baseline, nupdates, updates))
+NB_GIT(const git_tree_entry *, git_tree_entry_byindex, (const git_tree *tree, size_t idx), (tree, idx))
 NB_GIT(int, git_tree_entry_bypath, (git_tree_entry **out, const git_tree *root, const char *path), (out, root, path))
 NB_GIT(git_filemode_t, git_tree_entry_filemode_raw, (const git_tree_entry *entry), (entry))
 NB_GIT_VOID(git_tree_entry_free, (git_tree_entry *entry), (entry))
@@ -346,6 +352,7 @@ NB_GIT(const git_oid *, git_tree_entry_id, (const git_tree_entry *entry), (entry
 NB_GIT(const char *, git_tree_entry_name, (const git_tree_entry *entry), (entry))
 NB_GIT(git_object_t, git_tree_entry_type, (const git_tree_entry *entry), (entry))
 NB_GIT_VOID(git_tree_free, (git_tree *tree), (tree))
+NB_GIT(size_t, git_tree_entrycount, (const git_tree *tree), (tree))
 NB_GIT(const git_oid *, git_tree_id, (const git_tree *tree), (tree))
 NB_GIT(int, git_tree_lookup, (git_tree **out, git_repository *repo, const git_oid *id), (out, repo, id))
 NB_GIT(int, git_tree_walk,
