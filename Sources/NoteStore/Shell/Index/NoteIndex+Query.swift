@@ -197,17 +197,19 @@ extension NoteIndex {
   /// gathered path: its snippets are looked up for the whole page at once.
   func eachHit(
     _ expression: QueryExpression, sort: NoteQuery.Sort, reverse: Bool, limit: Int?, offset: Int,
-    _ body: (NoteHit) throws -> Void
+    linkTargets: [String: String] = [:], _ body: (NoteHit) throws -> Void
   ) throws {
-    let compiled = CompiledQuery(expression)
-    guard compiled.rankMatch == nil else {
-      for hit in try hits(expression, sort: sort, reverse: reverse, limit: limit, offset: offset) { try body(hit) }
+    guard CompiledQuery(expression).rankMatch == nil else {
+      let hits = try hits(
+        expression, sort: sort, reverse: reverse, limit: limit, offset: offset, linkTargets: linkTargets)
+      for hit in hits { try body(hit) }
       return
     }
-    let sql = "SELECT \(Self.noteColumns), NULL FROM note n WHERE \(compiled.condition) ORDER BY "
-      + Self.order(sort, reverse: reverse, ranked: false) + " LIMIT ? OFFSET ?"
-    let arguments = compiled.arguments + [limit ?? -1, max(0, offset)]
-    try read(scope: expression.notebookScope) { db in
+    try read(scope: Self.scope(of: expression)) { db in
+      let compiled = CompiledQuery(expression, links: try Self.linkMatches(db, expression, targets: linkTargets))
+      let sql = "SELECT \(Self.noteColumns), NULL FROM note n WHERE \(compiled.condition) ORDER BY "
+        + Self.order(sort, reverse: reverse, ranked: false) + " LIMIT ? OFFSET ?"
+      let arguments = compiled.arguments + [limit ?? -1, max(0, offset)]
       let rows = try Row.fetchCursor(db.makeStatement(sql: sql), arguments: StatementArguments(arguments))
       while let row = try rows.next() {
         try body(NoteHit(note: Self.note(from: row), score: nil, hasInk: (row[12] as Int64) != 0))
