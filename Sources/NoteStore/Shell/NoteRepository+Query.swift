@@ -90,8 +90,10 @@ extension NoteRepository {
   /// The notes ``notes(matching:)`` returns, handed to `body` one at a time in the same order without all being held
   /// at once: for printing a listing of any size.
   public func forEachNote(matching query: NoteQuery, _ body: (NoteHit) throws -> Void) throws {
+    let expression = try parsed(query.text)
     try index.eachHit(
-      try parsed(query.text), sort: query.sort, reverse: query.reverse, limit: query.limit, offset: query.offset, body)
+      expression, sort: query.sort, reverse: query.reverse, limit: query.limit, offset: query.offset,
+      linkTargets: try linkTargets(expression, query: query.text), body)
   }
 
   /// How many notes `query` matches (its sort and page are ignored).

@@ -197,11 +197,16 @@ extension NoteIndex {
   /// gathered path: its snippets are looked up for the whole page at once.
   func eachHit(
     _ expression: QueryExpression, sort: NoteQuery.Sort, reverse: Bool, limit: Int?, offset: Int,
-    _ body: (NoteHit) throws -> Void
+    linkTargets: [String: String] = [:], _ body: (NoteHit) throws -> Void
   ) throws {
     let compiled = CompiledQuery(expression)
-    guard compiled.rankMatch == nil else {
-      for hit in try hits(expression, sort: sort, reverse: reverse, limit: limit, offset: offset) { try body(hit) }
+    // Link filters match the rowids a pass over the links found, which the cursor's SQL alone does not know.
+    guard compiled.rankMatch == nil, !expression.filters.contains(where: \.isLinkFilter) else {
+      for hit in try hits(
+        expression, sort: sort, reverse: reverse, limit: limit, offset: offset, linkTargets: linkTargets)
+      {
+        try body(hit)
+      }
       return
     }
     let sql = "SELECT \(Self.noteColumns), NULL FROM note n WHERE \(compiled.condition) ORDER BY "
