@@ -82,7 +82,16 @@ enum LinkFollow {
         keys.insert(LinkResolver.nameKey(path: new))
       }
     }
-    let relevant = { (paths: [String]) in paths.filter { keys.contains(LinkResolver.nameKey(path: $0)) } }
+    // The three trees share most paths: each is keyed once.
+    var kept: [String: Bool] = [:]
+    let relevant = { (paths: [String]) -> [String] in
+      paths.filter { path in
+        if let known = kept[path] { return known }
+        let keep = keys.contains(LinkResolver.nameKey(path: path))
+        kept[path] = keep
+        return keep
+      }
+    }
     let after = LinkResolver(paths: relevant(merged))
     let sides: [(side: Side, before: LinkResolver, version: (Note) -> Version?)] = [
       (theirs, LinkResolver(paths: relevant(theirs.paths)), { $0.theirs }),
