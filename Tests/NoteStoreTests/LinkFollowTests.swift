@@ -118,6 +118,16 @@ final class LinkFollowTests: XCTestCase {
     XCTAssertEqual(result.texts, ["n.md": "[[Plan]]\n[[Roadmap]]\n"])
   }
 
+  func testAFloodOfLinksInOneNoteIsFollowedInOnePass() {
+    let text = String(repeating: "[[Plan]] ", count: 20_000) + "\n"
+    let result = LinkFollow.follow(
+      merged: ["Roadmap.md", "x.md"], ours: Side(paths: ["Roadmap.md"], moves: [:]),
+      theirs: Side(paths: ["Plan.md", "x.md"], moves: ["Plan.md": "Roadmap.md"]),
+      notes: [Note(path: "x.md", text: text, ours: nil, theirs: Version(path: "x.md", text: text))])
+    XCTAssertEqual(result.texts["x.md"], String(repeating: "[[Roadmap]] ", count: 20_000) + "\n")
+    XCTAssertEqual(result.followed.count, 20_000)
+  }
+
   // MARK: - Through the sync policy
 
   private let now = Date(timeIntervalSince1970: 1_795_321_600)
@@ -179,6 +189,21 @@ final class LinkFollowTests: XCTestCase {
     XCTAssertEqual(result.tree["log.md"], note(otherID, "ONE\ntwo\nsee [[Final plan]]\n"))
     XCTAssertEqual(result.report.merged, ["log.md"])
     XCTAssertEqual(result.report.followedLinks, [FollowedLink(path: "log.md", line: 6, old: "Plan", new: "Final plan")])
+  }
+
+  func testBothRenamedTheNoteTheLosingNameIsFollowed() throws {
+    // Both devices renamed the note, each linking it by its own new name; the later rename keeps the path.
+    let plan = note(planID, "the plan\n")
+    let base = ["Plan.md": plan, "a.md": note(otherID, "a\n")]
+    let ours = ["Ours.md": plan, "a.md": note(otherID, "a\n[[Ours]]\n")]
+    let theirs = ["Theirs.md": plan, "b.md": note(newID, "[[Theirs]]\n"), "a.md": note(otherID, "a\n")]
+    let result = try XCTUnwrap(merge(base, ours, theirs))
+    let kept = try XCTUnwrap(result.tree.keys.first { $0 == "Ours.md" || $0 == "Theirs.md" })
+    let name = String(kept.dropLast(3))
+    XCTAssertNil(result.tree[kept == "Ours.md" ? "Theirs.md" : "Ours.md"])
+    XCTAssertEqual(result.tree["a.md"], note(otherID, "a\n[[\(name)]]\n"))
+    XCTAssertEqual(result.tree["b.md"], note(newID, "[[\(name)]]\n"))
+    XCTAssertEqual(result.report.followedLinks.count, 1)
   }
 
   func testAMergeWithoutMovesChangesNothing() throws {

@@ -99,17 +99,17 @@ enum LinkFollow {
     ]
 
     var result = Result()
-    for (note, links) in scanned {
+    // In path order, each note's edits in text order: the report is sorted as it is made.
+    for (note, links) in scanned.sorted(by: { $0.note.path < $1.note.path }) {
       let merged = Array(note.text.utf8)
       let raw = { (link: NoteLink) in String(decoding: merged[link.range], as: UTF8.self) }
       var proposed: [Int: LinkEdit] = [:]
       var works: Set<Int> = []
       for (side, before, version) in sides {
         guard let version = version(note) else { continue }
+        let bytes = Array(version.text.utf8)
         let held = Set(
-          LinkScanner.links(in: version.text).map { link in
-            String(decoding: Array(version.text.utf8)[link.range], as: UTF8.self)
-          })
+          LinkScanner.links(in: version.text).map { String(decoding: bytes[$0.range], as: UTF8.self) })
         let rewrite = LinkRewriter.rewrite(
           note.text, source: version.path, newSource: note.path, moves: side.moves, before: before, after: after)
         let edits = Dictionary(rewrite.edits.map { ($0.range.lowerBound, $0) }, uniquingKeysWith: { a, _ in a })
@@ -143,7 +143,6 @@ enum LinkFollow {
       result.texts[note.path] = String(decoding: text, as: UTF8.self)
       result.followed += edits.map { FollowedLink(path: note.path, line: $0.line, old: $0.old, new: $0.new) }
     }
-    result.followed.sort { ($0.path, $0.line) < ($1.path, $1.line) }
     return result
   }
 }
