@@ -28,6 +28,12 @@ struct Sync: ParsableCommand {
       var kept_at: String
       var reason: String
     }
+    struct FollowedLink: Encodable {
+      var path: String
+      var line: Int
+      var old: String
+      var new: String
+    }
     var outcome: String
     var remote: String
     var dry_run: Bool
@@ -40,6 +46,7 @@ struct Sync: ParsableCommand {
     var warnings: [String]
     @NullWhenAbsent var backup_ref: String?
     var attempts: Int
+    var links_followed: [FollowedLink]
   }
 
   func run() throws {
@@ -57,7 +64,8 @@ struct Sync: ParsableCommand {
               path: $0.path, winner: $0.winner.rawValue, loser: $0.loser.rawValue, kept_at: $0.loserPath,
               reason: $0.reason)
           }, resurrected: summary.resurrected, warnings: summary.warnings, backup_ref: summary.backupRef,
-          attempts: summary.attempts))
+          attempts: summary.attempts,
+          links_followed: summary.followedLinks.map { .init(path: $0.path, line: $0.line, old: $0.old, new: $0.new) }))
     }
     let prefix = summary.dryRun ? "Would sync" : "Synced"
     let what: String
@@ -88,6 +96,11 @@ struct Sync: ParsableCommand {
           + "version kept the path; the other is in \(conflict.loserPath)")
     }
     if !summary.conflicts.isEmpty { print("Review them with 'nb conflicts'.") }
+    for link in summary.followedLinks {
+      // A link the other device wrote to a note this sync renamed: say where it was rewritten, so nothing changes
+      // in a note unannounced.
+      print("  relinked  \(link.path):\(link.line): \(link.old) -> \(link.new) (its note was renamed or moved)")
+    }
     for warning in summary.warnings { print(Style.yellow("warning: ") + warning) }
   }
 }

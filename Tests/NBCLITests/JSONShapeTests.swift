@@ -225,7 +225,7 @@ final class JSONShapeTests: NBCLITestCase {
   /// The keys of `sync --json` the README documents.
   static let syncKeys: Set<String> = [
     "outcome", "remote", "dry_run", "received", "sent", "saved", "merged", "conflicts", "resurrected", "warnings",
-    "backup_ref", "attempts",
+    "backup_ref", "attempts", "links_followed",
   ]
 
   /// The keys every note listing documents.

@@ -21,6 +21,28 @@ struct SyncJSON {
     }
   }
 
+  /// One link the merge rewrote to follow a renamed or moved note.
+  struct FollowedLink: Equatable {
+    var path: String
+    var line: Int
+    var old: String
+    var new: String
+
+    init(path: String, line: Int, old: String, new: String) {
+      self.path = path
+      self.line = line
+      self.old = old
+      self.new = new
+    }
+
+    init(_ object: JSONObject) throws {
+      path = try object["path"]
+      line = try object["line"]
+      old = try object["old"]
+      new = try object["new"]
+    }
+  }
+
   var outcome: String
   var remote: String
   var dry_run: Bool
@@ -33,6 +55,7 @@ struct SyncJSON {
   var warnings: [String]
   var backup_ref: String?
   var attempts: Int
+  var links_followed: [FollowedLink]
 
   init(_ data: Data) throws {
     let object = try JSONObject(data)
@@ -48,6 +71,7 @@ struct SyncJSON {
     warnings = try object["warnings"]
     backup_ref = try object.optional("backup_ref")
     attempts = try object["attempts"]
+    links_followed = try object.objects("links_followed").map(FollowedLink.init)
   }
 }
 

@@ -103,6 +103,8 @@ public struct SyncSummary: Equatable, Sendable {
   public var resurrected: [String]
   /// Anything else worth reading.
   public var warnings: [String]
+  /// Links to a note one device renamed or moved, written on the other, that the merge rewrote to its new place.
+  public var followedLinks: [FollowedLink] = []
   /// The paths this sync changed in the work tree (what came in, and conflict copies), sorted; empty when the
   /// work tree was not touched.
   public var changedPaths: [String] = []
@@ -144,6 +146,7 @@ extension SyncSummary {
     resurrected = Array(Set(earlier.resurrected + resurrected)).sorted()
     warnings = earlier.warnings + warnings.filter { !earlier.warnings.contains($0) }
     backupRef = earlier.backupRef ?? backupRef
+    followedLinks = earlier.followedLinks + followedLinks
   }
 }
 
@@ -505,7 +508,8 @@ extension NoteRepository {
       of: local, stamp: SyncPolicy.compactUTC(clock()), reason: "backup before merging \(label)")
 
     var ids: [String] = []
-    for path in report.merged + report.conflicts.map(\.path) + report.resurrected {
+    for path in report.merged + report.conflicts.map(\.path) + report.resurrected + report.followedLinks.map { $0.path }
+    {
       if let bytes = tree[path]?.data, let text = String(data: bytes, encoding: .utf8),
         let id = (try? FrontMatter.read(text))?.id
       {
@@ -524,6 +528,7 @@ extension NoteRepository {
     summary.conflicts = report.conflicts.sorted { $0.path < $1.path }
     summary.resurrected = report.resurrected.sorted()
     summary.warnings = report.warnings
+    summary.followedLinks = report.followedLinks
     return summary
   }
 

@@ -57,6 +57,7 @@ enum SyncPolicy {
     run.place()
     run.resolveFiles(base: baseSide.files, ours: ourSide.files, theirs: theirSide.files)
     run.placeCopies()
+    run.followLinks(groups: groups, ours: ours, theirs: theirs)
     if !force, let reason = deletionProblem(ours: ourSide.notes, groups: groups, tree: run.tree, run: run) {
       return .needsForce(reason: reason)
     }

@@ -111,6 +111,8 @@ struct SyncReport: Equatable, Sendable {
   public var resurrected: [String] = []
   /// Things the user should know that changed nothing they wrote (an id that could not be set, a renamed file).
   public var warnings: [String] = []
+  /// Links the merge rewrote to follow a note another side renamed or moved (``LinkFollow``).
+  public var followedLinks: [FollowedLink] = []
 
   /// An empty report.
   init() {}
