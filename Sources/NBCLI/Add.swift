@@ -45,7 +45,9 @@ struct Add: ParsableCommand {
       title: title, notebook: notebook,
       tags: tags.map(tagList) ?? [],
       content: try content ?? readPipedStandardInput() ?? "", template: template, variables: vars)
-    let note = try notes.createNote(draft)
+    let (note, links) = try notes.addNote(draft)
+    // Links elsewhere the new name would have made ambiguous were written longer in the same commit: say which.
+    reportRelinkNotices(links)
     if output.json {
       try printJSON(NoteJSON(note))
     } else {
