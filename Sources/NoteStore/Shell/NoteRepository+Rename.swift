@@ -65,8 +65,8 @@ extension NoteRepository {
       if target != note.path, target.lowercased() != note.path.lowercased(),
         FileSystem.lstatInfo(absolute(target)) != nil
       {
-        throw NoteStoreError.alreadyExists(
-          path: target, what: "another note has that name; choose another title (nothing was changed)")
+        throw NoteStoreError.invalidArgument(
+          "cannot rename \(note.path) to '\(title)': \(target) already exists; choose another title (nothing was changed)")
       }
       let oldTitle = note.title
       let retitle: (String) throws -> String = { text in
