@@ -189,6 +189,20 @@ final class RenameLinksTests: NBCLITestCase {
     XCTAssertEqual(try lastCommitChanges().sorted(), ["A plan.md", "M Index.md"])
     XCTAssertEqual(added.stderr.split(separator: "\n").count, 4, added.stderr)
     XCTAssert(added.stderr.contains("Index.md:1: link 'Plan' rewritten as 'Projects/Plan'"), added.stderr)
+    // --json says the same, every key present.
+    try write("Projects/Goal.md", "Goal.\n")
+    try write("Other.md", "[[Goal]] [[Goal|g]]\n")
+    try gitCommitAll("goal")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: try nbSucceeds("add", "Goal", "--notebook", "", "--json").stdoutData)
+        as? [String: Any])
+    XCTAssertEqual(json["path"] as? String, "goal.md")
+    XCTAssertEqual((json["disambiguated"] as? [[String: Any]])?.map { $0["path"] as? String }, ["Other.md"])
+    XCTAssertEqual((json["disambiguated"] as? [[String: Any]])?.map { $0["links"] as? Int }, [2])
+    XCTAssertEqual(try String(decoding: read("Other.md"), as: UTF8.self), "[[Projects/Goal]] [[Projects/Goal|g]]\n")
+    let plain = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: try nbSucceeds("add", "Unrelated", "--json").stdoutData) as? [String: Any])
+    XCTAssertEqual((plain["disambiguated"] as? [Any])?.count, 0)
     // `[p](Plan.md)` too: resolved as Obsidian resolves, ignoring case, the new root plan.md would take it.
     XCTAssertEqual(try brokenLinks(), 0)
   }
@@ -301,6 +315,36 @@ final class RenameLinksTests: NBCLITestCase {
     try nbSucceeds("notebook", "rename", "areas", "zones")
     XCTAssertEqual(
       try String(decoding: read("Map.md"), as: UTF8.self), "[[zones/space/Apollo]] and [d](zones/space/Deep/Nested.md)\n")
+  }
+
+  func testSameNameInTwoFoldersFollowsTheOwnFolderRule() throws {
+    // As the help vault's `Obsidian Sync/` and `Obsidian Publish/` each hold a `Security and privacy` note, linked
+    // bare from inside each folder: the bare link reaches its own folder's note, and a move out of the folder must
+    // keep it there.
+    try makeRepository()
+    try write("Sync/Security and privacy.md", "Sync security.\n")
+    try write("Publishing/Security and privacy.md", "Publish security.\n")
+    try write("Publishing/Overview.md", "Read [[Security and privacy#Encryption|security]] and [[Sync/Security and privacy]].\n")
+    try gitCommitAll("two folders")
+    try nbSucceeds("move", "Publishing/Overview", "Archive")
+    XCTAssertEqual(
+      try String(decoding: read("Archive/Overview.md"), as: UTF8.self),
+      "Read [[Publishing/Security and privacy#Encryption|security]] and [[Sync/Security and privacy]].\n")
+    XCTAssertEqual(try brokenLinks(), 0)
+  }
+
+  func testNotebookRenameMovesAttachmentsAndTheirLinksFollow() throws {
+    try makeRepository()
+    try write("Attachments/Chart 1.png", Data([0x89, 0x50, 0x4E, 0x47]))
+    try write(
+      "Report.md", "![[Chart 1.png|300]] ![chart](Attachments/Chart%201.png) ![[Attachments/Chart 1.png|100x145]]\n")
+    try gitCommitAll("attachments")
+    let result = try nbSucceeds("notebook", "rename", "Attachments", "media")
+    XCTAssert(result.stdout.contains("rewrote 2 links in 1 note"), result.stdout)
+    XCTAssertEqual(
+      try String(decoding: read("Report.md"), as: UTF8.self),
+      "![[Chart 1.png|300]] ![chart](media/Chart%201.png) ![[media/Chart 1.png|100x145]]\n")
+    XCTAssertEqual(try brokenLinks(), 0)
   }
 
   func testANoteNbCannotParseHasItsLinkBytesRewrittenAndNothingElse() throws {
