@@ -324,11 +324,12 @@ final class RenameLinksTests: NBCLITestCase {
     try makeRepository()
     try write("Sync/Security and privacy.md", "Sync security.\n")
     try write("Publishing/Security and privacy.md", "Publish security.\n")
-    try write("Publishing/Overview.md", "Read [[Security and privacy#Encryption|security]] and [[Sync/Security and privacy]].\n")
+    try write(
+      "Publishing/Overview.md", "Read [[Security and privacy#Encryption|security]] and [[Sync/Security and privacy]].\n")
     try gitCommitAll("two folders")
-    try nbSucceeds("move", "Publishing/Overview", "Archive")
+    try nbSucceeds("move", "Publishing/Overview", "archive")
     XCTAssertEqual(
-      try String(decoding: read("Archive/Overview.md"), as: UTF8.self),
+      try String(decoding: read("archive/Overview.md"), as: UTF8.self),
       "Read [[Publishing/Security and privacy#Encryption|security]] and [[Sync/Security and privacy]].\n")
     XCTAssertEqual(try brokenLinks(), 0)
   }

@@ -90,8 +90,20 @@ extension NoteRepository {
   /// The notes ``notes(matching:)`` returns, handed to `body` one at a time in the same order without all being held
   /// at once: for printing a listing of any size.
   public func forEachNote(matching query: NoteQuery, _ body: (NoteHit) throws -> Void) throws {
+    let expression = try parsed(query.text)
+    // The streaming cursor compiles no link filter (they need the link rows resolved first): a query with one
+    // takes the path that resolves them, its matches being notes linked to or from a few, not the whole listing.
+    if expression.filters.contains(where: \.isLinkFilter) {
+      for hit in try index.hits(
+        expression, sort: query.sort, reverse: query.reverse, limit: query.limit, offset: query.offset,
+        linkTargets: try linkTargets(expression, query: query.text))
+      {
+        try body(hit)
+      }
+      return
+    }
     try index.eachHit(
-      try parsed(query.text), sort: query.sort, reverse: query.reverse, limit: query.limit, offset: query.offset, body)
+      expression, sort: query.sort, reverse: query.reverse, limit: query.limit, offset: query.offset, body)
   }
 
   /// How many notes `query` matches (its sort and page are ignored).
