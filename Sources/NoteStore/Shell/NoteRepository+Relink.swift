@@ -92,8 +92,8 @@ extension NoteRepository {
   /// Which notes can be affected is answered from the index: a link only ever reaches a file of its own name key
   /// (``LinkResolver/nameKey(path:)``), so the candidates are the notes holding a link keyed like a moved or added
   /// file, plus the moved notes themselves (their relative links, and links found through their own folder). Each
-  /// candidate is read from disk and handed to ``LinkRewriter``, with one resolver over every path before the change
-  /// and one after it: a link is rewritten only when it would otherwise reach another file, no file, or become
+  /// candidate is read from disk and handed to ``LinkRewriter``, with one resolver over the files its links can reach
+  /// (those of their keys) as they are before the change and one as they will be after it: a link is rewritten only when it would otherwise reach another file, no file, or become
   /// ambiguous — its path bytes alone, in its own form. `skip` are notes never rewritten (the notes being added).
   func relinkPlan(moves: [String: String], added: [String] = [], skip: Set<String> = []) throws -> RelinkPlan {
     // Hidden files (a notebook's `.notebook.yaml`) are nothing any link can reach, as for the index.
@@ -106,27 +106,51 @@ extension NoteRepository {
       keys.insert(LinkResolver.nameKey(path: to))
     }
     let movedNotes = moves.keys.filter { RepoPaths.isNotePath($0) }
-    let (paths, candidates) = try index.read { db -> ([String], [String: String?]) in
-      let paths = try String.fetchAll(db, sql: "SELECT path FROM note UNION ALL SELECT path FROM file")
-      var candidates: [String: String?] = [:]
-      let keyList = Array(keys)
-      // SQLite takes at most 32 766 parameters; a notebook of many names is asked in slices.
-      for start in stride(from: 0, to: keyList.count, by: 500) {
-        let slice = Array(keyList[start..<min(keyList.count, start + 500)])
-        let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-        let rows = try Row.fetchAll(
-          db,
-          sql: """
-            SELECT n.path, n.note_id FROM note n WHERE n.rowid IN (SELECT DISTINCT note FROM link WHERE name IN (\(marks)))
-            """, arguments: StatementArguments(slice))
-        for row in rows { candidates[row[0]] = row[1] as String? }
+    let (paths, candidates) = try index.read { db -> (Set<String>, [String: String?]) in
+      // SQLite takes at most 32 766 parameters: long lists (a notebook of many names) are asked in slices.
+      func sliced<T: DatabaseValueConvertible>(_ values: [T], _ body: (_ marks: String, StatementArguments) throws -> Void)
+        rethrows
+      {
+        for start in stride(from: 0, to: values.count, by: 500) {
+          let slice = Array(values[start..<min(values.count, start + 500)])
+          try body(Array(repeating: "?", count: slice.count).joined(separator: ","), StatementArguments(slice))
+        }
       }
-      for start in stride(from: 0, to: movedNotes.count, by: 500) {
-        let slice = Array(movedNotes[start..<min(movedNotes.count, start + 500)])
-        let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-        let rows = try Row.fetchAll(
-          db, sql: "SELECT path, note_id FROM note WHERE path IN (\(marks))", arguments: StatementArguments(slice))
-        for row in rows { candidates[row[0]] = row[1] as String? }
+      var candidates: [String: String?] = [:]
+      var rowids: [Int64] = []
+      func collect(_ rows: [Row]) {
+        for row in rows where candidates[row[0]] == nil {
+          candidates[row[0]] = row[1] as String?
+          rowids.append(row[2])
+        }
+      }
+      try sliced(Array(keys)) { marks, arguments in
+        collect(
+          try Row.fetchAll(
+            db,
+            sql: """
+              SELECT path, note_id, rowid FROM note
+              WHERE rowid IN (SELECT DISTINCT note FROM link WHERE name IN (\(marks)))
+              """, arguments: arguments))
+      }
+      try sliced(movedNotes) { marks, arguments in
+        collect(
+          try Row.fetchAll(
+            db, sql: "SELECT path, note_id, rowid FROM note WHERE path IN (\(marks))", arguments: arguments))
+      }
+      // The files any of those notes' links can reach: those named like the links (a link only reaches a file of
+      // its own name key), and those named like what moves or appears. Resolving over them answers every link
+      // read here exactly as over every path, without listing every path of a large repository for one `nb add`.
+      var paths = Set<String>()
+      let pathsByKey = "SELECT path FROM note WHERE link_name IN (%@) UNION ALL SELECT path FROM file WHERE name IN (%@)"
+      try sliced(Array(keys)) { marks, arguments in
+        let sql = pathsByKey.replacingOccurrences(of: "%@", with: marks)
+        paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))
+      }
+      try sliced(rowids) { marks, arguments in
+        let names = "SELECT name FROM link WHERE note IN (\(marks))"
+        let sql = pathsByKey.replacingOccurrences(of: "%@", with: names)
+        paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))
       }
       return (paths, candidates)
     }
@@ -134,9 +158,9 @@ extension NoteRepository {
     // after = the files as they will be.
     let newPaths = Set(moves.values).union(added)
     let oldPaths = Set(moves.keys)
-    let existing = paths.filter { !newPaths.contains($0) && !oldPaths.contains($0) }
-    let before = LinkResolver(paths: existing + Array(oldPaths))
-    let after = LinkResolver(paths: existing + Array(newPaths))
+    let existing = paths.subtracting(newPaths).subtracting(oldPaths)
+    let before = LinkResolver(paths: Array(existing.union(oldPaths)))
+    let after = LinkResolver(paths: Array(existing.union(newPaths)))
 
     var plan = RelinkPlan()
     for source in candidates.keys.sorted() where !skip.contains(source) && !newPaths.contains(source) {
