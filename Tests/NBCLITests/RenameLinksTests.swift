@@ -83,7 +83,8 @@ final class RenameLinksTests: NBCLITestCase {
     XCTAssertEqual((result["unwritable"] as? [Any])?.count, 0)
     XCTAssertEqual((result["unreadable"] as? [Any])?.count, 0)
     let rewritten = try XCTUnwrap(result["rewritten"] as? [[String: Any]])
-    XCTAssertEqual(rewritten.map { $0["path"] as? String }, ["Index.md", "Projects/Apollo.md", "Projects/Deep/Nested.md"])
+    XCTAssertEqual(
+      rewritten.map { $0["path"] as? String }, ["Index.md", "Projects/Apollo.md", "Projects/Deep/Nested.md"])
     XCTAssertEqual(rewritten.map { $0["links"] as? Int }, [8, 1, 3])
     XCTAssertEqual(rewritten.map { $0["disambiguated"] as? Int }, [0, 0, 0])
     XCTAssertEqual(try commitCount(), commits + 1, "one commit")
@@ -113,7 +114,8 @@ final class RenameLinksTests: NBCLITestCase {
 
       """)
     XCTAssertEqual(
-      try String(decoding: read("Projects/Apollo.md"), as: UTF8.self), "Apollo in projects. Links [[New name#^b7e9]].\n")
+      try String(decoding: read("Projects/Apollo.md"), as: UTF8.self), "Apollo in projects. Links [[New name#^b7e9]].\n"
+    )
     // The renamed note itself has no front matter and no heading: its bytes are the same, under the new name.
     XCTAssertEqual(try read("Research notes/New name.md"), before.files["Research notes/Old name.md"])
 
@@ -225,7 +227,8 @@ final class RenameLinksTests: NBCLITestCase {
   func testNamesObsidianForbidsAreRefusedOrSlugged() throws {
     try makeVault()
     for bad in ["C# notes", "a|b", "Ref ^1", "[draft]", "x:y"] {
-      try assertRefused(["rename", "Research notes/Old name", bad], mentioning: ["Obsidian forbids", "choose a title"])
+      try assertRefused(
+        ["rename", "Research notes/Old name", bad], mentioning: ["Obsidian forbids", "choose a title"])
     }
     // A note nb named by slug keeps its title as typed; the file name drops the characters.
     try nbSucceeds("add", "Roadmap", "--notebook", "work")
@@ -287,8 +290,10 @@ final class RenameLinksTests: NBCLITestCase {
       "[r](work/archive/2024/Roadmap.md) [[work/archive/2024/Roadmap|the roadmap]] [[Roadmap]].\n")
     XCTAssertEqual(
       try lastCommitChanges().sorted(),
-      ["A work/archive/2024/.notebook.yaml", "A work/archive/2024/Roadmap.md", "A work/archive/.notebook.yaml",
-        "D work/Roadmap.md", "M Brief.md"].sorted())
+      [
+        "A work/archive/2024/.notebook.yaml", "A work/archive/2024/Roadmap.md", "A work/archive/.notebook.yaml",
+        "D work/Roadmap.md", "M Brief.md",
+      ].sorted())
     XCTAssertEqual(try brokenLinks(), 0)
   }
 
@@ -308,13 +313,15 @@ final class RenameLinksTests: NBCLITestCase {
 
       """)
     let json = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
-    XCTAssertEqual((json["rewritten"] as? [[String: Any]])?.map { $0["path"] as? String }, ["areas/space/Deep/Nested.md"])
+    XCTAssertEqual(
+      (json["rewritten"] as? [[String: Any]])?.map { $0["path"] as? String }, ["areas/space/Deep/Nested.md"])
     XCTAssertEqual(try brokenLinks(), 0)
     try write("Map.md", "[[areas/space/Apollo]] and [d](areas/space/Deep/Nested.md)\n")
     try gitCommitAll("map")
     try nbSucceeds("notebook", "rename", "areas", "zones")
     XCTAssertEqual(
-      try String(decoding: read("Map.md"), as: UTF8.self), "[[zones/space/Apollo]] and [d](zones/space/Deep/Nested.md)\n")
+      try String(decoding: read("Map.md"), as: UTF8.self),
+      "[[zones/space/Apollo]] and [d](zones/space/Deep/Nested.md)\n")
   }
 
   func testSameNameInTwoFoldersFollowsTheOwnFolderRule() throws {
@@ -325,7 +332,8 @@ final class RenameLinksTests: NBCLITestCase {
     try write("Sync/Security and privacy.md", "Sync security.\n")
     try write("Publishing/Security and privacy.md", "Publish security.\n")
     try write(
-      "Publishing/Overview.md", "Read [[Security and privacy#Encryption|security]] and [[Sync/Security and privacy]].\n")
+      "Publishing/Overview.md", "Read [[Security and privacy#Encryption|security]] and [[Sync/Security and privacy]].\n"
+    )
     try gitCommitAll("two folders")
     try nbSucceeds("move", "Publishing/Overview", "archive")
     XCTAssertEqual(

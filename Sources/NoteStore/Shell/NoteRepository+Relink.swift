@@ -108,7 +108,9 @@ extension NoteRepository {
     let movedNotes = moves.keys.filter { RepoPaths.isNotePath($0) }
     let (paths, candidates) = try index.read { db -> (Set<String>, [String: String?]) in
       // SQLite takes at most 32 766 parameters: long lists (a notebook of many names) are asked in slices.
-      func sliced<T: DatabaseValueConvertible>(_ values: [T], _ body: (_ marks: String, StatementArguments) throws -> Void)
+      func sliced<T: DatabaseValueConvertible>(
+        _ values: [T], _ body: (_ marks: String, StatementArguments) throws -> Void
+      )
         rethrows
       {
         for start in stride(from: 0, to: values.count, by: 500) {
@@ -142,7 +144,8 @@ extension NoteRepository {
       // its own name key), and those named like what moves or appears. Resolving over them answers every link
       // read here exactly as over every path, without listing every path of a large repository for one `nb add`.
       var paths = Set<String>()
-      let pathsByKey = "SELECT path FROM note WHERE link_name IN (%@) UNION ALL SELECT path FROM file WHERE name IN (%@)"
+      let pathsByKey =
+        "SELECT path FROM note WHERE link_name IN (%@) UNION ALL SELECT path FROM file WHERE name IN (%@)"
       try sliced(Array(keys)) { marks, arguments in
         let sql = pathsByKey.replacingOccurrences(of: "%@", with: marks)
         paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))

@@ -54,7 +54,8 @@ extension NoteRepository {
         }
         if title.hasPrefix(".") {
           throw NoteStoreError.invalidArgument(
-            "title '\(title)' cannot name the file \(note.path): a name starting with '.' is hidden; choose another title")
+            "title '\(title)' cannot name the file \(note.path): a name starting with '.' is hidden; choose another title"
+          )
         }
         newStem = title
       } else {
@@ -66,7 +67,8 @@ extension NoteRepository {
         FileSystem.lstatInfo(absolute(target)) != nil
       {
         throw NoteStoreError.invalidArgument(
-          "cannot rename \(note.path) to '\(title)': \(target) already exists; choose another title (nothing was changed)")
+          "cannot rename \(note.path) to '\(title)': \(target) already exists; choose another title (nothing was changed)"
+        )
       }
       let oldTitle = note.title
       let retitle: (String) throws -> String = { text in
