@@ -51,6 +51,8 @@ public enum LinkRewriter {
   /// - relative (`./x`, `../x`): the path from the note's (new) folder, `./` before it when it does not climb;
   /// - from the root (`/Projects/X.md`): the new path with its leading `/`;
   /// - a vault path with folders that matched exactly: the new vault path;
+  /// - a path with folders found from the note's own folder (`plan.files/a.png`): the path from its new folder
+  ///   while the file is still below it (else as a bare name);
   /// - a bare name, or a tail of a path: `LinkResolver.shortestUnambiguousName` — still bare if the name is unique,
   ///   else the shortest tail of the path that is;
   /// - `.md` written or not as before (its case kept) for a note; an attachment's extension always written.
@@ -125,6 +127,12 @@ public enum LinkRewriter {
       candidate = "/" + base
     } else if step == .vaultPath && target.utf8.contains(Bytes.slash) {
       candidate = base
+    } else if step == .ownFolder && target.utf8.contains(Bytes.slash),
+      case let relative = LinkPath.relative(from: LinkPath.directory(of: source), to: base), !relative.hasPrefix("../")
+    {
+      // A path down from the note's own folder (`plan.files/chart.png`: how nb links a note's attachments) stays
+      // one while the file is still below that folder, rather than shrinking to a bare name.
+      candidate = relative
     } else {
       candidate = after.shortestUnambiguousName(for: path, from: source)
     }

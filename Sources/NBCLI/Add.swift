@@ -45,11 +45,37 @@ struct Add: ParsableCommand {
       title: title, notebook: notebook,
       tags: tags.map(tagList) ?? [],
       content: try content ?? readPipedStandardInput() ?? "", template: template, variables: vars)
-    let note = try notes.createNote(draft)
+    let (note, links) = try notes.addNote(draft)
+    // Links elsewhere the new name would have made ambiguous were written longer in the same commit: say which.
+    reportRelinkNotices(links)
     if output.json {
-      try printJSON(NoteJSON(note))
+      try printJSON(AddJSON(note: NoteJSON(note), links: links))
     } else {
       print("\(note.path) \(note.id ?? "")")
     }
+  }
+}
+
+/// `add --json`: the note as `show --json` prints it without the body, and `disambiguated`: the notes whose bare links
+/// the new name would have made ambiguous, each with how many were written longer (`[{path, links}]`, empty when
+/// none).
+struct AddJSON: Encodable {
+  var note: NoteJSON
+  var links: RelinkReport
+
+  struct Disambiguated: Encodable {
+    var path: String
+    var links: Int
+  }
+
+  enum Key: String, CodingKey { case disambiguated }
+
+  func encode(to encoder: Encoder) throws {
+    // The note's keys and this one in one object: both containers write to the same encoder.
+    try note.encode(to: encoder)
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(
+      links.notes.filter { $0.disambiguated > 0 }.map { Disambiguated(path: $0.path, links: $0.disambiguated) },
+      forKey: .disambiguated)
   }
 }

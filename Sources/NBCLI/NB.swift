@@ -19,7 +19,7 @@ public struct NB: ParsableCommand {
     version: version,
     subcommands: [
       Init.self, Add.self, Edit.self, Show.self, Attach.self, List.self, Search.self, Links.self, Backlinks.self, Graph.self,
-      CheckCommand.self, Reindex.self, Move.self, Delete.self,
+      CheckCommand.self, Reindex.self, Move.self, Rename.self, Delete.self,
       NotebookCommand.self,
       TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self, Conflicts.self,
       InkCommand.self, TaskCommand.self, Reminders.self, Capture.self, InboxCommand.self, MergeDriverCommand.self, Quickstart.self, Migrate.self,

@@ -1,12 +1,17 @@
 // `nb-bench --links`: links at the issue's scale (100 000 notes, about 1 000 000 links) — `nb backlinks` against
 // `rg -l` for the note's name over the same tree, `nb check links`, `nb links`, the link filters; with and without a
-// watcher's change journal; the index's size.
+// watcher's change journal; `nb rename` of a note with 1 000 backlinks (one commit rewriting them all); the index's
+// size.
 import Foundation
 import NBTestSupport
 import NoteStore
 
 /// Links per note: 100 000 notes make a million.
 private let linksPerNote = 10
+
+/// How many notes link to the hub note (`hubs/Hub note.md`, named as Obsidian names notes) that `nb rename` renames:
+/// the first ones, one link each, in the forms people write.
+private let hubBacklinks = 1_000
 
 func linkBenchmark(options: Options) throws {
   for size in options.sizes {
@@ -74,6 +79,25 @@ func linkBenchmark(options: Options) throws {
       answering.stop()
       journal.close()
     }
+    // A rename rewrites every link to the note in one commit; it alternates between two titles, so each sample is a
+    // real rename of a note with that many backlinks (and the walk for edits every command does).
+    let linking = min(size, hubBacklinks)
+    var renames: [Double] = []
+    var titles = ["Hub note", "Hub renamed"]
+    let commitsBefore = commitCount(root)
+    for _ in 0..<options.samples {
+      // Its summary line on standard error would cut the table; the exit status says whether it worked.
+      let run = must(
+        spawn(nb + ["rename", "hubs/\(titles[0]).md", titles[1]], cwd: root, errors: "/dev/null"), "nb rename")
+      renames.append(run.seconds)
+      titles.reverse()
+    }
+    let commits = commitCount(root) - commitsBefore
+    let rss = peakRSSKiB(nb + ["rename", "hubs/\(titles[0]).md", titles[1]])
+    rows.append(
+      Row(
+        name: "nb rename of a note with \(linking) backlinks (\(commits == options.samples ? "one commit each" : "\(commits) commits for \(options.samples)"))",
+        p50: percentile(renames, 0.5), p95: percentile(renames, 0.95), rssKiB: rss))
     report(size: size, rows: rows)
     let indexBytes = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
       let path = "\(root)/.git/nb/index/notes.sqlite" + suffix
@@ -87,6 +111,14 @@ func linkBenchmark(options: Options) throws {
 }
 
 private func notePath(_ i: Int) -> String { "area-\(i % 10)/topic-\((i / 10) % 10)/note-\(i).md" }
+
+/// The number of commits on HEAD, from git.
+private func commitCount(_ root: String) -> Int {
+  let file = "\(root)/../commit-count"
+  _ = must(spawn(["git", "rev-list", "--count", "HEAD"], cwd: root, output: file), "git rev-list")
+  return Int((try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+    ?? 0
+}
 
 /// `count` notes in 100 notebooks, each with `linksPerNote` links: bare wiki links (most), with a heading, vault
 /// paths, relative Markdown links, embeds of 1 000 images in `assets/`, and a few to notes that do not exist.
@@ -124,6 +156,13 @@ private func buildLinkRepository(at root: String, count: Int) throws {
       }
       body += (n % 3 == 0 ? "Related: " : "and ") + link + (n % 3 == 2 ? ".\n" : " ")
     }
+    if i < hubBacklinks {
+      switch i % 5 {
+      case 0, 1, 2: body += "\nThe hub: [[Hub note]].\n"
+      case 3: body += "\nThe hub's part: [[Hub note#Part|its part]].\n"
+      default: body += "\nThe hub: [hub](../../hubs/Hub%20note.md).\n"
+      }
+    }
     let text = """
       ---
       id: \(UUID().uuidString.lowercased())
@@ -136,6 +175,8 @@ private func buildLinkRepository(at root: String, count: Int) throws {
       """ + body + "\n"
     try text.write(toFile: "\(directory)/note-\(i).md", atomically: false, encoding: .utf8)
   }
+  try FileManager.default.createDirectory(atPath: "\(root)/hubs", withIntermediateDirectories: true)
+  try "The most linked note.\n\n## Part\n".write(toFile: "\(root)/hubs/Hub note.md", atomically: false, encoding: .utf8)
   _ = must(spawn(["git", "add", "-A"], cwd: root), "git add -A")
   _ = must(spawn(["git", "commit", "-q", "-m", "bench: \(count) notes with links"], cwd: root), "git commit")
 }

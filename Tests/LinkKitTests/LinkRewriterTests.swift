@@ -106,6 +106,22 @@ final class LinkRewriterTests: XCTestCase {
     )
   }
 
+  func testAPathFromTheNotesOwnFolderStaysOne() {
+    // nb links a note's attachments as `plan.files/a%20b.png` (found from the note's folder); renaming the note
+    // renames the folder, and the link must keep naming it from the note's folder, not become a bare name.
+    let paths = ["work/plan.md", "work/plan.files/a b.png", "Index.md"]
+    let moves = ["work/plan.md": "work/roadmap.md", "work/plan.files/a b.png": "work/roadmap.files/a b.png"]
+    let own = rewrite(
+      "[a b.png](plan.files/a%20b.png) ![[plan.files/a b.png|200]]", at: "work/plan.md", paths: paths, moves: moves)
+    XCTAssertEqual(own.text, "[a b.png](roadmap.files/a%20b.png) ![[roadmap.files/a b.png|200]]")
+    // Moved out of that folder, the file is no longer below the note: the shortest unambiguous name, as for any
+    // other link found by name.
+    let away = rewrite(
+      "[x](plan.files/a%20b.png)", at: "work/plan.md", paths: paths + ["b/a b.png"],
+      moves: ["work/plan.files/a b.png": "archive/a b.png"])
+    XCTAssertEqual(away.text, "[x](archive/a%20b.png)")
+  }
+
   func testBareNameBecomesTheShortestUnambiguousPath() {
     let paths = ["Index.md", "Drafts/Apollo.md", "Projects/Space/Gemini.md"]
     let text = "[[Apollo|the mission]] ![[Apollo#Crew]] [x](Apollo.md)"

@@ -173,8 +173,15 @@ final class LinksTests: NBCLITestCase {
     XCTAssertEqual(
       result.stdout, "1 link in 1 of 2 notes: 1 to notes, 0 within a note, 0 to attachments; 0 unresolved, 0 ambiguous\n")
 
-    // A new note of the same name makes the bare link ambiguous: the shorter path still wins, but CI hears of it.
-    try nbSucceeds("add", "Plan", "--notebook", "b/deeper", "--content", "another plan")
+    // A note nb adds with the same name has the bare link written longer in the same commit (RenameLinksTests);
+    // a file of that name from elsewhere (an editor, a sync) makes it ambiguous: the shorter path still wins, but
+    // CI hears of it.
+    try nbSucceeds("add", "Plan", "--notebook", "c", "--content", "a plan nb adds")
+    XCTAssertEqual(try String(decoding: read("index.md"), as: UTF8.self), "Start at [[a/Plan]].\n")
+    XCTAssertEqual(try nb("check", "links").status, 0)
+    try nbSucceeds("delete", "c/plan")
+    try write("index.md", "Start at [[Plan]].\n")
+    try write("b/deeper/plan.md", "another plan\n")
     result = try nb("check", "links")
     XCTAssertEqual(result.status, 1, result.stderr)
     XCTAssertTrue(

@@ -7,6 +7,13 @@ enum MarkdownHeading {
   /// Up to three spaces may indent the heading (four make it code); the closing `#` run and surrounding blanks are
   /// dropped; an empty heading (`#` alone) is skipped. A BOM at `start` is ignored.
   static func firstLevelOne(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> String? {
+    firstLevelOneRange(in: bytes, from: start).map {
+      String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self)
+    }
+  }
+
+  /// The byte range of the text ``firstLevelOne(in:from:)`` returns, so a rename can replace exactly those bytes.
+  static func firstLevelOneRange(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Range<Int>? {
     var position = start
     if bytes.count - position >= 3, bytes[position] == 0xEF, bytes[position + 1] == 0xBB,
       bytes[position + 2] == 0xBF
@@ -40,14 +47,14 @@ enum MarkdownHeading {
       guard fence == nil, first == UInt8(ascii: "#") else { continue }
       let afterHash = index + 1
       guard afterHash == line.contentEnd || isBlank(bytes[afterHash]) else { continue }
-      if let text = headingText(bytes, from: afterHash, to: line.contentEnd) { return text }
+      if let text = headingRange(bytes, from: afterHash, to: line.contentEnd) { return text }
     }
     return nil
   }
 
   private static func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 
-  private static func headingText(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> String? {
+  private static func headingRange(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Range<Int>? {
     var low = start
     var high = end
     while low < high, isBlank(bytes[low]) { low += 1 }
@@ -60,6 +67,6 @@ enum MarkdownHeading {
       while high > low, isBlank(bytes[high - 1]) { high -= 1 }
     }
     guard low < high else { return nil }
-    return String(decoding: UnsafeBufferPointer(rebasing: bytes[low..<high]), as: UTF8.self)
+    return low..<high
   }
 }

@@ -33,8 +33,11 @@ extension NoteRepository {
     }
   }
 
-  /// Renames or moves a notebook with everything in it, in one commit. Notes keep their ids.
-  public func renameNotebook(_ from: String, to: String) throws {
+  /// Renames or moves a notebook with everything in it, in one commit. Notes keep their ids. Unless `updateLinks`
+  /// is false, the same commit rewrites every link that would break (``moveNote(_:to:updateLinks:)``'s rules): links
+  /// into the notebook from anywhere, and relative links out of it from the notes inside.
+  @discardableResult
+  public func renameNotebook(_ from: String, to: String, updateLinks: Bool = true) throws -> RelinkReport {
     try mutate { tx in
       let source = try existingNotebookPath(from)
       guard !source.isEmpty else { throw NoteStoreError.invalidArgument("the repository root cannot be renamed") }
@@ -46,14 +49,20 @@ extension NoteRepository {
         throw NoteStoreError.invalidArgument("cannot move notebook '\(source)' into itself ('\(target)')")
       }
       let files = try trackedAndPresentFiles(under: source)
+      var moves: [String: String] = [:]
+      for file in files where FileSystem.exists(absolute(file)) { moves[file] = target + file.dropFirst(source.count) }
+      // Planned before the directory moves, so a failure leaves everything as it was.
+      let plan = updateLinks ? try relinkPlan(moves: moves) : RelinkPlan()
       try makeNotebookDirectories(RepoPaths.directory(of: target), title: nil, in: &tx)
       try tx.move(source, target)
       for file in files {
         tx.touch(file)
         tx.touch(target + file.dropFirst(source.count))
       }
+      try apply(plan, moves: moves, in: &tx)
       for note in scanner.notes(in: target, recursive: true) { tx.note(note.id) }
       tx.subject = "rename notebook \(source) -> \(target)"
+      return plan.report
     }
   }
 

@@ -120,13 +120,23 @@ extension NoteRepository {
   /// Creates a note from a template and commits it. Returns the new note.
   @discardableResult
   public func createNote(_ draft: NoteDraft) throws -> Note {
-    try createNotes([draft], subject: nil) { _, text in text }[0]
+    try addNote(draft).note
+  }
+
+  /// Creates a note as ``createNote(_:)`` does, and says which links elsewhere it rewrote in the same commit: bare
+  /// links its name would have made ambiguous or taken over, written as the shortest path that still reaches the
+  /// file they reached (``relinkPlan(moves:added:skip:)``).
+  public func addNote(_ draft: NoteDraft) throws -> (note: Note, links: RelinkReport) {
+    var report = RelinkReport()
+    let note = try createNotes([draft], subject: nil, relinked: { report = $0 }) { _, text in text }[0]
+    return (note, report)
   }
 
   /// Creates notes in one commit: each from its template, then `frontMatter` (given the draft's index and the
   /// rendered text) adds what the caller owns (a task's keys). `subject` nil: `add <path>` for a single note.
   func createNotes(
-    _ drafts: [NoteDraft], subject: String?, frontMatter: (Int, String) throws -> String
+    _ drafts: [NoteDraft], subject: String?, relinked: ((RelinkReport) -> Void)? = nil,
+    frontMatter: (Int, String) throws -> String
   ) throws -> [Note] {
     struct Prepared {
       var title: String
@@ -180,6 +190,16 @@ extension NoteRepository {
         notes.append(NoteScanner.note(path: path, text: text))
       }
       if drafts.count >= 200 { progress?("Creating notes", drafts.count, drafts.count) }
+      // A new name can make bare links elsewhere ambiguous, or take them over (a root `Plan.md` is what `[[Plan]]`
+      // reaches first): those links are written longer in the same commit so they keep reaching what they reached.
+      let added = notes.map(\.path)
+      let plan = try relinkPlan(moves: [:], added: added, skip: Set(added))
+      try apply(plan, moves: [:], in: &tx)
+      if let relinked {
+        relinked(plan.report)
+      } else {
+        for line in plan.report.disambiguationLines + plan.report.problemLines { notice?(line) }
+      }
       tx.subject = subject ?? (notes.count == 1 ? "add \(notes[0].path)" : "add \(notes.count) notes")
       return notes
     }
@@ -262,13 +282,31 @@ extension NoteRepository {
   }
 
   /// Moves a note (and its sidecars) into another notebook, created if missing, or to a new `.md` path. The id stays.
+  /// Every link that would break is rewritten in the same commit (``moveNote(_:to:updateLinks:)``).
   @discardableResult
   public func move(_ note: Note, to destination: String) throws -> Note {
-    try mutate { tx in try move(note, to: destination, in: &tx) }
+    try moveNote(note, to: destination).note
+  }
+
+  /// Moves a note as ``move(_:to:)`` does and, unless `updateLinks` is false, rewrites in the same commit every
+  /// link that would break: links to the note (and to its attachments) in every other note, and the note's own
+  /// relative links when its folder changes — exactly their path bytes, each in its own form (``LinkRewriter``);
+  /// bare links elsewhere that its new name would make ambiguous are written as the shortest unambiguous path.
+  @discardableResult
+  public func moveNote(_ note: Note, to destination: String, updateLinks: Bool = true) throws -> NoteMove {
+    try mutate { tx in try move(note, to: destination, in: &tx, updateLinks: updateLinks) }
   }
 
   /// `move` inside a transaction another operation owns (filing an inbox item moves it and edits it in one commit).
   func move(_ note: Note, to destination: String, in tx: inout Transaction) throws -> Note {
+    try move(note, to: destination, in: &tx, updateLinks: true).note
+  }
+
+  /// The move itself. `edit` changes the moved note's text last (a rename's title), after its links were rewritten.
+  func move(
+    _ note: Note, to destination: String, in tx: inout Transaction, updateLinks: Bool,
+    edit: ((String) throws -> String)? = nil
+  ) throws -> NoteMove {
     do {
       let target: String
       if destination.hasSuffix(".md") {
@@ -281,7 +319,19 @@ extension NoteRepository {
         try makeNotebookDirectories(notebook, title: title, in: &tx)
         target = RepoPaths.join(notebook, RepoPaths.lastComponent(of: note.path))
       }
-      guard target != note.path else { return note }
+      guard target != note.path else {
+        // Nothing moves; a rename may still change the title.
+        if let edit {
+          let original = try readText(note.path)
+          let text = try edit(original)
+          if text != original {
+            try tx.write(note.path, text)
+            tx.note(note.id)
+            tx.subject = "edit \(note.path)"
+          }
+        }
+        return NoteMove(note: NoteScanner.readNote(root: root.path, path: note.path), from: note.path, links: RelinkReport())
+      }
       let pairs =
         [(note.path, target)]
         + zip(RepoPaths.sidecars(of: note.path), RepoPaths.sidecars(of: target))
@@ -297,6 +347,14 @@ extension NoteRepository {
       if movesFolder, FileSystem.exists(absolute(targetFolder)) {
         throw NoteStoreError.alreadyExists(path: targetFolder, what: "the moved note's attachment folder goes there")
       }
+      // Every file that moves, so links to any of them (the note, its ink, its attachments) are followed.
+      var moves = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+      if movesFolder {
+        for path in attachments { moves[path] = targetFolder + path.dropFirst(folder.count) }
+      }
+      // Planned before anything moves: every note is read as it is, and a failure leaves everything unchanged.
+      let plan = updateLinks ? try relinkPlan(moves: moves) : RelinkPlan()
+      let original = try readText(note.path)
       for (from, to) in pairs {
         try tx.move(from, to)
         tx.touch(from)
@@ -308,18 +366,20 @@ extension NoteRepository {
           tx.touch(path)
           tx.touch(targetFolder + path.dropFirst(folder.count))
         }
-        // A rename changes the folder's name: the body's links to it follow (a move keeps it, and the links).
-        let oldName = RepoPaths.lastComponent(of: folder)
-        let newName = RepoPaths.lastComponent(of: targetFolder)
-        if oldName != newName, let text = try? readText(target) {
-          let relinked = AttachmentLinks.retargeting(text, from: oldName, to: newName)
-          if relinked != text { try tx.write(target, relinked) }
-        }
       }
+      var text = plan.texts[note.path]?.text ?? original
+      // A rename changes the folder's name: the body's links to it follow (a move keeps it, and the links). Links
+      // the rewrite already followed no longer name the old folder, so nothing is changed twice.
+      let oldName = RepoPaths.lastComponent(of: folder)
+      let newName = RepoPaths.lastComponent(of: targetFolder)
+      if movesFolder, oldName != newName { text = AttachmentLinks.retargeting(text, from: oldName, to: newName) }
+      if let edit { text = try edit(text) }
+      if text != original { try tx.write(target, text) }
+      try apply(plan, moves: moves, except: [note.path], in: &tx)
       tx.note(note.id)
       let shownTarget = destination.hasSuffix(".md") ? target : RepoPaths.directory(of: target) + "/"
       tx.subject = "move \(note.path) -> \(shownTarget)"
-      return NoteScanner.readNote(root: root.path, path: target)
+      return NoteMove(note: NoteScanner.readNote(root: root.path, path: target), from: note.path, links: plan.report)
     }
   }
 

@@ -1,0 +1,208 @@
+import Foundation
+import GRDB
+import LinkKit
+
+/// One note whose links a rename, a move or a new note rewrote.
+public struct RelinkedNote: Equatable, Sendable {
+  /// The note's path after the change (the new path of a note that moved itself).
+  public var path: String
+  /// Every replacement, in text order (byte ranges into the note's text before the change).
+  public var edits: [LinkEdit]
+  /// Those of `edits` made to links to files that did not move, written longer because a new name made them
+  /// ambiguous (or would have taken them over): they keep reaching the file they reached.
+  public var disambiguations: [LinkEdit]
+
+  /// Links rewritten to follow a file that moved (or, in a note that moved, relative links out of it).
+  public var followed: Int { edits.count - disambiguations.count }
+  /// Links written longer to stay unambiguous.
+  public var disambiguated: Int { disambiguations.count }
+
+  /// A result as given.
+  public init(path: String, edits: [LinkEdit], disambiguations: [LinkEdit]) {
+    self.path = path
+    self.edits = edits
+    self.disambiguations = disambiguations
+  }
+}
+
+/// A link that stopped reaching its file and could not be rewritten in its own form (see
+/// ``LinkRewrite/unwritable``); it is left as it was and reported.
+public struct UnwritableLink: Equatable, Sendable {
+  /// The note holding it (after the change).
+  public var path: String
+  /// Its 1-based line.
+  public var line: Int
+  /// Its path part as written (decoded).
+  public var target: String
+
+  /// A link as given.
+  public init(path: String, line: Int, target: String) {
+    self.path = path
+    self.line = line
+    self.target = target
+  }
+}
+
+/// What keeping links working after files moved or appeared did, in one commit with the change itself.
+public struct RelinkReport: Equatable, Sendable {
+  /// The notes rewritten, in path order.
+  public var notes: [RelinkedNote] = []
+  /// Links that broke and could not be written in their form, left as they were.
+  public var unwritable: [UnwritableLink] = []
+  /// Notes that may link to the moved files but could not be read as UTF-8, left as they were.
+  public var unreadable: [String] = []
+
+  /// Links rewritten in all, both kinds.
+  public var linkCount: Int { notes.reduce(0) { $0 + $1.edits.count } }
+  /// Links made longer because a name became ambiguous.
+  public var disambiguatedCount: Int { notes.reduce(0) { $0 + $1.disambiguated } }
+
+  /// An empty report.
+  public init() {}
+
+  /// One line per link written longer because a new name made it ambiguous — `Index.md:3: 'Plan' -> 'b/Plan'
+  /// (…)` — for a command to show on standard error.
+  public var disambiguationLines: [String] {
+    notes.flatMap { note in
+      note.disambiguations.map {
+        "\(note.path):\($0.line): link '\($0.old)' rewritten as '\($0.new)': a new name made it ambiguous, it still reaches the same file"
+      }
+    }
+  }
+
+  /// One line per link left broken because its form cannot reach the file, and per note that could not be read.
+  public var problemLines: [String] {
+    unwritable.map {
+      "\($0.path):\($0.line): link '\($0.target)' no longer reaches its file and cannot be written in its form to reach it; left as it was"
+    } + unreadable.map { "\($0): not UTF-8, its links were not checked" }
+  }
+}
+
+/// The link rewrites a change will make, computed before any file is touched.
+struct RelinkPlan {
+  /// New text per note, keyed by the note's path before the change.
+  var texts: [String: (text: String, old: Data, id: String?)] = [:]
+  var report = RelinkReport()
+}
+
+extension NoteRepository {
+  /// The rewrites that keep every link working when the files in `moves` (old path -> new path, every file that
+  /// moves: notes, sidecars, attachments) move and the files `added` appear, with nothing else changed.
+  ///
+  /// Which notes can be affected is answered from the index: a link only ever reaches a file of its own name key
+  /// (``LinkResolver/nameKey(path:)``), so the candidates are the notes holding a link keyed like a moved or added
+  /// file, plus the moved notes themselves (their relative links, and links found through their own folder). Each
+  /// candidate is read from disk and handed to ``LinkRewriter``, with one resolver over the files its links can reach
+  /// (those of their keys) as they are before the change and one as they will be after it: a link is rewritten only when it would otherwise reach another file, no file, or become
+  /// ambiguous — its path bytes alone, in its own form. `skip` are notes never rewritten (the notes being added).
+  func relinkPlan(moves: [String: String], added: [String] = [], skip: Set<String> = []) throws -> RelinkPlan {
+    // Hidden files (a notebook's `.notebook.yaml`) are nothing any link can reach, as for the index.
+    let moves = moves.filter { !NoteIndex.isHidden($0.key) && $0.key != $0.value }
+    let added = added.filter { !NoteIndex.isHidden($0) }
+    guard !moves.isEmpty || !added.isEmpty else { return RelinkPlan() }
+    var keys = Set(added.map(LinkResolver.nameKey(path:)))
+    for (from, to) in moves {
+      keys.insert(LinkResolver.nameKey(path: from))
+      keys.insert(LinkResolver.nameKey(path: to))
+    }
+    let movedNotes = moves.keys.filter { RepoPaths.isNotePath($0) }
+    let (paths, candidates) = try index.read { db -> (Set<String>, [String: String?]) in
+      // SQLite takes at most 32 766 parameters: long lists (a notebook of many names) are asked in slices.
+      func sliced<T: DatabaseValueConvertible>(
+        _ values: [T], _ body: (_ marks: String, StatementArguments) throws -> Void
+      )
+        rethrows
+      {
+        for start in stride(from: 0, to: values.count, by: 500) {
+          let slice = Array(values[start..<min(values.count, start + 500)])
+          try body(Array(repeating: "?", count: slice.count).joined(separator: ","), StatementArguments(slice))
+        }
+      }
+      var candidates: [String: String?] = [:]
+      var rowids: [Int64] = []
+      func collect(_ rows: [Row]) {
+        for row in rows where candidates[row[0]] == nil {
+          candidates[row[0]] = row[1] as String?
+          rowids.append(row[2])
+        }
+      }
+      try sliced(Array(keys)) { marks, arguments in
+        collect(
+          try Row.fetchAll(
+            db,
+            sql: """
+              SELECT path, note_id, rowid FROM note
+              WHERE rowid IN (SELECT DISTINCT note FROM link WHERE name IN (\(marks)))
+              """, arguments: arguments))
+      }
+      try sliced(movedNotes) { marks, arguments in
+        collect(
+          try Row.fetchAll(
+            db, sql: "SELECT path, note_id, rowid FROM note WHERE path IN (\(marks))", arguments: arguments))
+      }
+      // The files any of those notes' links can reach: those named like the links (a link only reaches a file of
+      // its own name key), and those named like what moves or appears. Resolving over them answers every link
+      // read here exactly as over every path, without listing every path of a large repository for one `nb add`.
+      var paths = Set<String>()
+      let pathsByKey =
+        "SELECT path FROM note WHERE link_name IN (%@) UNION ALL SELECT path FROM file WHERE name IN (%@)"
+      try sliced(Array(keys)) { marks, arguments in
+        let sql = pathsByKey.replacingOccurrences(of: "%@", with: marks)
+        paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))
+      }
+      try sliced(rowids) { marks, arguments in
+        let names = "SELECT name FROM link WHERE note IN (\(marks))"
+        let sql = pathsByKey.replacingOccurrences(of: "%@", with: names)
+        paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))
+      }
+      return (paths, candidates)
+    }
+    // Built from the paths alone, whatever the index already saw of this change: before = the files as they were,
+    // after = the files as they will be.
+    let newPaths = Set(moves.values).union(added)
+    let oldPaths = Set(moves.keys)
+    let existing = paths.subtracting(newPaths).subtracting(oldPaths)
+    let before = LinkResolver(paths: Array(existing.union(oldPaths)))
+    let after = LinkResolver(paths: Array(existing.union(newPaths)))
+
+    var plan = RelinkPlan()
+    for source in candidates.keys.sorted() where !skip.contains(source) && !newPaths.contains(source) {
+      let place = moves[source] ?? source
+      guard let data = try? FileSystem.read(absolute(source)) else { continue }
+      guard let text = Self.decodeUTF8(data) else {
+        plan.report.unreadable.append(place)
+        continue
+      }
+      let rewrite = LinkRewriter.rewrite(
+        text, source: source, newSource: moves[source], moves: moves, before: before, after: after)
+      plan.report.unwritable += rewrite.unwritable.map { UnwritableLink(path: place, line: $0.line, target: $0.target) }
+      guard !rewrite.edits.isEmpty else { continue }
+      // Which edits only disambiguate: in a note that stays, those whose link reached a file that does not move.
+      var disambiguations: [LinkEdit] = []
+      if moves[source] == nil {
+        var reached: [Int: String] = [:]
+        for link in LinkScanner.links(in: text) {
+          if let path = before.resolve(link, from: source).path { reached[link.targetRange.lowerBound] = path }
+        }
+        disambiguations = rewrite.edits.filter { edit in
+          reached[edit.range.lowerBound].map { !oldPaths.contains($0) } ?? false
+        }
+      }
+      plan.texts[source] = (rewrite.text, data, candidates[source] ?? nil)
+      plan.report.notes.append(RelinkedNote(path: place, edits: rewrite.edits, disambiguations: disambiguations))
+    }
+    plan.report.notes.sort { $0.path < $1.path }
+    return plan
+  }
+
+  /// Writes the plan's notes other than `except` (by old path) at their paths after the change, in one journaled
+  /// batch, naming each note with an id in the commit. Linking notes are not stamped: only their link bytes change.
+  func apply(_ plan: RelinkPlan, moves: [String: String], except: Set<String> = [], in tx: inout Transaction) throws {
+    var files: [(path: String, data: Data, old: Data?)] = []
+    for (source, planned) in plan.texts.sorted(by: { $0.key < $1.key }) where !except.contains(source) {
+      files.append((moves[source] ?? source, Data(planned.text.utf8), planned.old))
+      tx.note(planned.id)
+    }
+    try tx.write(all: files)
+  }
+}
