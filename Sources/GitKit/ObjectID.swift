@@ -26,6 +26,11 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     self.init(pointer.pointee)
   }
 
+  /// The id of 20 raw bytes (as the index and pack files hold them).
+  init<Bytes: Collection<UInt8>>(raw bytes: Bytes) {
+    self.hex = lowercaseHex(bytes)
+  }
+
   /// The C value; the hex string was validated on construction, so parsing cannot fail.
   var oid: git_oid {
     var oid = git_oid()
@@ -41,4 +46,17 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
 
   /// Orders by hex digits, which is the same as byte order of the raw id.
   public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool { lhs.hex < rhs.hex }
+}
+
+/// Bytes as lower-case hex digits. `String(format: "%02x")` would do, but its first call sets up Foundation's
+/// formatting (a locale, CFString) for a millisecond of `nb status`'s run.
+func lowercaseHex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+  let digits: [UInt8] = Array("0123456789abcdef".utf8)
+  var out: [UInt8] = []
+  out.reserveCapacity(bytes.count * 2)
+  for byte in bytes {
+    out.append(digits[Int(byte >> 4)])
+    out.append(digits[Int(byte & 0x0F)])
+  }
+  return String(decoding: out, as: UTF8.self)
 }

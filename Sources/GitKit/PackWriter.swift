@@ -83,7 +83,7 @@ final class PackWriter {
     Self.append(&header, UInt32(objects.count))
     // The pack's checksum covers header and body.
     let checksum = body.withUnsafeBytes { GitObjectHash.digest(prefix: header, $0) }
-    let name = checksum.map { String(format: "%02x", $0) }.joined()
+    let name = lowercaseHex(checksum)
     let index = makeIndex(packChecksum: checksum)
 
     let packPath = packDirectory + "/pack-\(name).pack"

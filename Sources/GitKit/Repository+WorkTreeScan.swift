@@ -94,7 +94,7 @@ extension Repository {
       let count = Int(String(decoding: bytes[(range.lowerBound + 1)..<space], as: UTF8.self)), count >= 0,
       newline + 21 <= range.upperBound
     else { return nil }
-    return ObjectID(hex: bytes[(newline + 1)..<(newline + 21)].map { String(format: "%02x", $0) }.joined())
+    return ObjectID(raw: bytes[(newline + 1)..<(newline + 21)])
   }
 
   /// The blob id of a work-tree file as `git add` would store it (filters applied), or of a symlink's target;

@@ -427,3 +427,15 @@ final class IndexFileTests: GitKitTestCase {
     return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
   }
 }
+
+final class RawObjectIDTests: XCTestCase {
+  /// The raw id's hex is what git prints for the same bytes: the empty blob's id, every nibble value, and zeros.
+  func testRawBytesBecomeGitsHexDigits() {
+    let emptyBlob: [UInt8] = [
+      0xe6, 0x9d, 0xe2, 0x9b, 0xb2, 0xd1, 0xd6, 0x43, 0x4b, 0x8b, 0x29, 0xae, 0x77, 0x5a, 0xd8, 0xc2, 0xe4, 0x8c, 0x53, 0x91,
+    ]
+    XCTAssertEqual(ObjectID(raw: emptyBlob).hex, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
+    XCTAssertEqual(ObjectID(raw: emptyBlob[...]), ObjectID(hex: "E69DE29BB2D1D6434B8B29AE775AD8C2E48C5391"))
+    XCTAssertEqual(lowercaseHex([0x00, 0x0f, 0xf0, 0xff, 0x5a]), "000ff0ff5a")
+  }
+}
