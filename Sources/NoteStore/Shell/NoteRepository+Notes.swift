@@ -193,7 +193,8 @@ extension NoteRepository {
       // A new name can make bare links elsewhere ambiguous, or take them over (a root `Plan.md` is what `[[Plan]]`
       // reaches first): those links are written longer in the same commit so they keep reaching what they reached.
       let added = notes.map(\.path)
-      let plan = try relinkPlan(moves: [:], added: added, skip: Set(added))
+      let plan =
+        try addedNotesMayAffectLinks(added) ? try relinkPlan(moves: [:], added: added, skip: Set(added)) : RelinkPlan()
       try apply(plan, moves: [:], in: &tx)
       if let relinked {
         relinked(plan.report)

@@ -95,6 +95,28 @@ extension NoteRepository {
   /// candidate is read from disk and handed to ``LinkRewriter``, with one resolver over the files its links can reach
   /// (those of their keys) as they are before the change and one as they will be after it: a link is rewritten only when it would otherwise reach another file, no file, or become
   /// ambiguous — its path bytes alone, in its own form. `skip` are notes never rewritten (the notes being added).
+  /// Whether notes being added could change what any existing link reaches: only links keyed like one of them
+  /// can be (``LinkResolver/nameKey(path:)``). Asked of the index brought up to date with commits but without a walk
+  /// of the work tree, so that `nb add` of a name nothing links to costs no walk; a link in a note edited outside nb
+  /// and not yet committed nor seen by any command is missed (`nb check links` reports it if it became ambiguous).
+  /// An index that was never built is built here, as by any command that reads it.
+  func addedNotesMayAffectLinks(_ added: [String]) throws -> Bool {
+    let keys = Array(Set(added.filter { !NoteIndex.isHidden($0) }.map(LinkResolver.nameKey(path:))))
+    guard !keys.isEmpty else { return false }
+    return try index.read(walking: false) { db in
+      for start in stride(from: 0, to: keys.count, by: 500) {
+        let slice = Array(keys[start..<min(keys.count, start + 500)])
+        let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+        if try Bool.fetchOne(
+          db, sql: "SELECT 1 FROM link WHERE name IN (\(marks)) LIMIT 1", arguments: StatementArguments(slice)) == true
+        {
+          return true
+        }
+      }
+      return false
+    }
+  }
+
   func relinkPlan(moves: [String: String], added: [String] = [], skip: Set<String> = []) throws -> RelinkPlan {
     // Hidden files (a notebook's `.notebook.yaml`) are nothing any link can reach, as for the index.
     let moves = moves.filter { !NoteIndex.isHidden($0.key) && $0.key != $0.value }

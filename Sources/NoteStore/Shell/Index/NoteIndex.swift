@@ -67,10 +67,14 @@ final class NoteIndex {
   ///
   /// `scope`: the notebook every row `body` reads lies in; then only that part of the work tree is walked for
   /// uncommitted edits (commits are brought in everywhere as always).
-  func read<T>(scope: String? = nil, _ body: (Database) throws -> T) throws -> T {
+  ///
+  /// `walking: false` brings in commits (a diff of trees, proportional to what they changed) but not uncommitted
+  /// edits, which only a walk of the work tree finds (its cost grows with the repository): for a question a
+  /// command asks before a commit of its own, where an edit no command has seen yet may be missed.
+  func read<T>(scope: String? = nil, walking: Bool = true, _ body: (Database) throws -> T) throws -> T {
     for attempt in 0..<2 {
       do {
-        return try ready(scope: scope).read(body)
+        return try ready(scope: scope, walking: walking).read(body)
       } catch let error as DatabaseError where Self.isDamage(error) && attempt == 0 && !inMemory {
         notice("the note index \(path) is damaged (\(Self.describe(error))); rebuilding it")
         discard()
@@ -111,10 +115,10 @@ final class NoteIndex {
   }
 
   /// The open connection, built and refreshed.
-  private func ready(scope: String? = nil) throws -> DatabaseQueue {
+  private func ready(scope: String? = nil, walking: Bool = true) throws -> DatabaseQueue {
     let queue = try opened()
     do {
-      try update(queue, scope: scope)
+      try update(queue, scope: scope, walking: walking)
     } catch let error as DatabaseError where Self.isDamage(error) {
       throw error
     } catch {
@@ -430,7 +434,7 @@ final class NoteIndex {
   }
 
   /// Builds the index when it cannot answer, else brings it up to date with HEAD and the work tree.
-  private func update(_ queue: DatabaseQueue, scope: String? = nil) throws {
+  private func update(_ queue: DatabaseQueue, scope: String? = nil, walking: Bool = true) throws {
     let (state, watched) = try queue.read { db in
       let state = try Self.state(db, layout: layout)
       return (state, state.usable ? try Self.watch(db) : nil)
@@ -451,6 +455,9 @@ final class NoteIndex {
       gitDirectory: repository.gitDirectory, cursor: watched?.cursor, unanswered: watched?.unanswered)
     let stale = try queue.read { db in
       switch journal.changes {
+      case .everything where !walking:
+        return try Self.stalePaths(
+          db, root: root, attachments: attachments, forced: forced, files: [], directories: [])
       case .everything:
         return try Self.stalePaths(db, root: root, attachments: attachments, forced: forced, scope: scope)
       case .paths(let files, let directories):
