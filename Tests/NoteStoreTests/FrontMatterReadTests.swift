@@ -159,6 +159,25 @@ final class FrontMatterReadTests: XCTestCase {
     }
   }
 
+  /// Reading parses without Yams' typing resolver (FMParsed.parse(_:typingScalars:)): it must tell null and keys
+  /// apart exactly as that resolver does.
+  func testNullAndKeysAsTheTypingResolverReadsThem() throws {
+    for value in ["", "~", "null", "Null", "NULL", "!!null", "!!null text"] {
+      XCTAssertNil(try FrontMatter.read("---\ntitle: \(value)\n---\n").title, value)
+    }
+    for value in ["nULL", "'null'", "\"~\"", "!!str null", "nil", "None", "none"] {
+      XCTAssertNotNil(try FrontMatter.read("---\ntitle: \(value)\n---\n").title, value)
+    }
+    for value in ["[~, null, a, \"null\"]", "\n  - ~\n  - a\n  - NULL\n  - 'null'"] {
+      XCTAssertEqual(try FrontMatter.read("---\ntags: \(value)\n---\n").tags, ["a", "null"], value)
+    }
+    // Keys equal as text but typed apart (an int and a string, a bool and a string) are no duplicates to YAML.
+    let text = "---\n1: a\n\"1\": b\ntrue: c\n'true': d\ntitle: Typed keys\n---\n"
+    XCTAssertEqual(try FrontMatter.read(text).title, "Typed keys")
+    XCTAssertEqual(try FrontMatter.readIndexed(text).fields.map(\.text), ["a", "c"])
+    XCTAssertThrowsError(try FrontMatter.read("---\n'1': a\n\"1\": b\n---\n"))
+  }
+
   func testNotAMapping() {
     let cases: [(String, Int)] = [("---\n- a\n- b\n---\n", 2), ("---\n# c\njust text\n---\n", 3)]
     for (text, line) in cases {

@@ -141,13 +141,23 @@ struct FMParsed {
   func entry(_ key: String) -> FMEntry? { entries.first { $0.key == key } }
 
   /// Parses a block. Throws `FrontMatterError.malformed` / `.notAMapping` with file line numbers.
-  static func parse(_ block: FMBlock) throws -> FMParsed {
+  ///
+  /// With `typingScalars: false`, for reading values as written (``FrontMatter/readIndexed(_:withFields:)``): Yams'
+  /// default resolver compiles a dozen regular expressions when first used (ICU's regex start-up alone costs more
+  /// than reading a note), only to type scalars, which reading never does but to tell null (``Node/Scalar/isNull``)
+  /// and to tell keys apart. Without it, keys equal as text but not as typed (`1:` and `"1":`) are duplicates; only
+  /// then is the block parsed again with the default resolver, whose verdict stands.
+  static func parse(_ block: FMBlock, typingScalars: Bool = true) throws -> FMParsed {
     let starts = yamlLineStarts(block.content)
     var parsed = FMParsed(block: block, root: nil, entries: [], yamlLineStarts: starts)
     let yaml = String(decoding: block.content, as: UTF8.self)
     let root: Node?
     do {
-      root = try Yams.compose(yaml: yaml)
+      // The encoding named: Yams' default looks it up in the whole process environment on every call, which cost
+      // more than parsing a note's block (a sync parses thousands).
+      root = try Yams.compose(yaml: yaml, typingScalars ? .default : .basic, .default, .utf8)
+    } catch YamlError.duplicatedKeysInMapping where !typingScalars {
+      return try parse(block)
     } catch let error as YamlError {
       throw parsed.frontMatterError(for: error, yaml: yaml)
     }

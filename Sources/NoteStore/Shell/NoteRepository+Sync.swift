@@ -477,20 +477,30 @@ extension NoteRepository {
     let ourFiles = try git.snapshot(of: local)
     let theirFiles = try git.snapshot(of: remoteTip)
     let baseTime = try base.map { try git.commitTime($0) } ?? Date(timeIntervalSince1970: 0)
-    // Bytes are read only where the policy needs them: files the same on all three sides are never read.
+    // Bytes are read only where the policy needs them: files the same on all three sides are never read, and a
+    // stored file two sides share (one left it as the base had it) is read once, through one content.
+    var contents: [String: FileContent] = [:]
+    func content(_ file: StoredFile) -> FileContent {
+      if let known = contents[file.id] { return known }
+      let made = FileContent.stored(id: file.id) { try? git.read(file) }
+      contents[file.id] = made
+      return made
+    }
     func versions(_ files: [String: StoredFile], tip: String?) throws -> [String: FileVersion] {
       let changed = Set(files.keys.filter { baseFiles[$0] != files[$0] })
       let changes = try tip.map { try git.lastChanges(of: changed, from: $0, base: base) } ?? [:]
       return files.reduce(into: [:]) { result, entry in
         let (path, file) = entry
         result[path] = FileVersion(
-          content: .stored(id: file.id) { try? git.read(file) }, commitTime: changes[path]?.time ?? baseTime,
-          author: changes[path]?.device)
+          content: content(file), commitTime: changes[path]?.time ?? baseTime, author: changes[path]?.device)
       }
     }
+    let (baseVersions, ourVersions, theirVersions) = (
+      try versions(baseFiles, tip: nil), try versions(ourFiles, tip: local), try versions(theirFiles, tip: remoteTip)
+    )
     let merged = SyncPolicy.merge(
-      base: try versions(baseFiles, tip: nil), ours: try versions(ourFiles, tip: local),
-      theirs: try versions(theirFiles, tip: remoteTip), device: Slug.make(options.device), now: clock(),
+      base: baseVersions, ours: ourVersions,
+      theirs: theirVersions, device: Slug.make(options.device), now: clock(),
       force: options.force, attachmentFolders: hasAttachmentFolders)
     guard case .merged(let tree, let report) = merged else {
       if case .needsForce(let reason) = merged {

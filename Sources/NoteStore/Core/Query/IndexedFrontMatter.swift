@@ -46,7 +46,7 @@ extension FrontMatter {
     case .none(let bomLength):
       bodyStart = bomLength
     case .block(let block):
-      let parsed = try FMParsed.parse(block)
+      let parsed = try FMParsed.parse(block, typingScalars: false)
       metadata = Self.metadata(from: parsed)
       metadata.hasFrontMatter = true
       bodyStart = block.bodyStart
@@ -96,7 +96,7 @@ extension FrontMatter {
   /// A scalar's text; nil for null and for collections.
   private static func fieldText(_ node: Node) -> String? {
     guard case .scalar(let scalar) = node else { return nil }
-    if scalar.style == .plain || scalar.style == .any, node.tag == Tag(.null) { return nil }
+    if scalar.style == .plain || scalar.style == .any, scalar.isNull { return nil }
     return scalar.string
   }
 }
