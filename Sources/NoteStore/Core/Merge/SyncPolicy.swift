@@ -174,6 +174,15 @@ struct NoteEntry {
   var identity: NoteIdentity?
   var sidecar: FileContent?
 
+  /// The text, read now for a note matched unread (the same stored file on every side, only its sidecar changed):
+  /// a conflict copy of it is edited all the same.
+  var textReadingIfUnread: String? { text ?? version.content.data.flatMap { String(data: $0, encoding: .utf8) } }
+
+  /// The identity, read now for a note matched unread (see ``textReadingIfUnread``).
+  var identityReadingIfUnread: NoteIdentity? {
+    identity ?? (text == nil ? textReadingIfUnread.flatMap { try? FrontMatter.readIdentity($0) } : nil)
+  }
+
   /// Same path, bytes and sidecar.
   func isSame(as other: NoteEntry) -> Bool {
     path == other.path && version.content == other.version.content && sidecar == other.sidecar
@@ -493,7 +502,8 @@ struct PolicyRun {
         CopyRequest(
           winnerPlacement: index, loser: loser, loserTime: winnerSide == .ours ? theirTime : ourTime,
           loserSide: winnerSide == .ours ? .theirs : .ours,
-          winnerID: winner.identity?.id ?? loser.identity?.id, withSidecar: sidecarConflict, reason: reason))
+          winnerID: winner.identityReadingIfUnread?.id ?? loser.identityReadingIfUnread?.id,
+          withSidecar: sidecarConflict, reason: reason))
     }
   }
 
@@ -631,7 +641,7 @@ struct PolicyRun {
   /// The loser's bytes with a new `id` and `conflict_of`, edited in place; unchanged (with a warning) when its
   /// front matter cannot be edited, since keeping the version matters more than marking it.
   private mutating func copyBytes(_ loser: NoteEntry, path: String, conflictOf: String?) -> FileContent {
-    guard var text = loser.text else {
+    guard var text = loser.textReadingIfUnread else {
       report.warnings.append("'\(path)' is not UTF-8 text: kept without a new id")
       return loser.version.content
     }
