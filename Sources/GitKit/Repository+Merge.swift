@@ -455,6 +455,7 @@ extension Repository {
     }
     git_reference_free(ref)
     try check("git_reference_create_matching(\(branchRef))", refRC)
+    revalidateIndexCacheTree(against: target)
     return .checkedOut
   }
 
