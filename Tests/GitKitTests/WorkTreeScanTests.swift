@@ -90,6 +90,22 @@ final class WorkTreeScanTests: GitKitTestCase {
     try git.fsck()
   }
 
+  /// A rewrite that records no newer stat data keeps the old file's mtime, set on the lock file before the rename.
+  func testAnIndexRewriteCanKeepTheOldModificationTime() throws {
+    let path = workTree.appendingPathComponent(".git/index").path
+    let store = IndexFileStore()
+    guard case .success(let loaded) = store.load(path) else { return XCTFail("the index did not load") }
+    try store.write(
+      path, loaded.snapshot.bytes, checkpoints: loaded.snapshot.checkpoints,
+      keepingModificationTime: (1_700_000_000, 123))
+    var info = stat()
+    XCTAssertEqual(stat(path, &info), 0)
+    XCTAssertEqual(info.st_mtim.tv_sec, 1_700_000_000)
+    XCTAssertEqual(info.st_mtim.tv_nsec, 123)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".lock"))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
   func testChangesOfEveryKindAgreeWithLibgit2() throws {
     try assertAgrees()
     try write("a.md", "text of a.mX\n")  // same size, new content
