@@ -246,6 +246,12 @@ NB_GIT(int, git_object_peel,
   (git_object **peeled, const git_object *object, git_object_t target_type), (peeled, object, target_type))
 NB_GIT(int, git_odb_exists, (git_odb *db, const git_oid *id), (db, id))
 NB_GIT_VOID(git_odb_free, (git_odb *db), (db))
+NB_GIT(int, git_odb_hash, (git_oid *out, const void *data, size_t len, git_object_t type), (out, data, len, type))
+NB_GIT(int, git_odb_read_header, (size_t *len_out, git_object_t *type_out, git_odb *db, const git_oid *id),
+  (len_out, type_out, db, id))
+NB_GIT(int, git_odb_write_pack,
+  (git_odb_writepack **out, git_odb *db, git_indexer_progress_cb progress_cb, void *progress_payload),
+  (out, db, progress_cb, progress_payload))
 NB_GIT(int, git_oid_fromstr, (git_oid *out, const char *str), (out, str))
 NB_GIT(int, git_oid_fromstrn, (git_oid *out, const char *str, size_t length), (out, str, length))
 NB_GIT(int, git_oid_is_zero, (const git_oid *id), (id))

@@ -109,3 +109,30 @@ extension IndexFile {
     return Snapshot(bytes: out, checkpoints: checkpoints)
   }
 }
+
+extension Repository {
+  /// Marks the index's cache tree valid for every directory whose entries are `commit`'s, as `git checkout` and
+  /// `git clone` leave it. libgit2's checkout writes the index without one, so until the next commit every status —
+  /// a sync with nothing to do saves first — declined `scanWorkTree` and paid libgit2's comparison of the whole index
+  /// with HEAD's tree and the work tree (35 ms at 10 000 notes, against 15 for the walk).
+  ///
+  /// Best effort, never throwing: without it the index is as correct, only slower to read. Only the `TREE`
+  /// extension changes, so the rewritten file keeps the old one's mtime: an entry racily clean before (a file the
+  /// checkout wrote in the index's second) stays racily clean and is still compared by content when next looked at,
+  /// where a newer mtime would have had to be paid for by reading every such file now (45 ms for a thousand).
+  func revalidateIndexCacheTree(against commit: ObjectID) {
+    let indexPath = gitDirectory.appendingPathComponent("index").path
+    guard case .success(let loaded) = indexFileStore.load(indexPath), let table = try? IndexTable(loaded.snapshot),
+      !table.hasUnusualEntries, let tree = try? commitTree(commit)
+    else { return }
+    defer { git_tree_free(tree) }
+    guard let root = try? CacheTree.revalidated(table, against: tree, repository: pointer) else { return }
+    let result = IndexFile.replacingCacheTree(loaded.snapshot, table: table, root: root)
+    var derived = IndexFileStore.Derived()
+    derived.hasConflicts = loaded.derived.hasConflicts
+    derived.attributeFiles = loaded.derived.attributeFiles
+    try? indexFileStore.write(
+      indexPath, result.bytes, checkpoints: result.checkpoints, derived: derived,
+      keepingModificationTime: (loaded.identity.mtimeSeconds, loaded.identity.mtimeNanoseconds))
+  }
+}

@@ -147,7 +147,14 @@ class IndexFileStore: @unchecked Sendable {
 
   /// Writes `bytes` with git's lock protocol: `index.lock` created exclusively (an existing one fails with
   /// `GitError.isLocked` and is left alone), written, then renamed over the index. The written version is cached.
-  func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived()) throws {
+  ///
+  /// `keepingModificationTime`: the mtime the new file gets before it replaces the index (set on the lock file, so
+  /// no other writer's index can get it). For a rewrite that records no newer stat data than the file it replaces:
+  /// with that file's mtime, the entries that were racily clean stay so, and nothing has to be read to smudge them.
+  func write(
+    _ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived(),
+    keepingModificationTime mtime: (seconds: Int, nanoseconds: Int)? = nil
+  ) throws {
     let lockPath = path + ".lock"
     let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     if fd < 0 {
@@ -171,6 +178,12 @@ class IndexFileStore: @unchecked Sendable {
         if n <= 0 { throw Self.posixError("write(\(lockPath))") }
         done += n
       }
+    }
+    if let mtime {
+      // Access time too (nothing reads it; UTIME_OMIT is a macro Swift does not import).
+      let time = timespec(tv_sec: mtime.seconds, tv_nsec: mtime.nanoseconds)
+      let times = [time, time]
+      guard futimens(fd, times) == 0 else { throw Self.posixError("futimens(\(lockPath))") }
     }
     guard rename(lockPath, path) == 0 else { throw Self.posixError("rename(\(lockPath), \(path))") }
     renamed = true

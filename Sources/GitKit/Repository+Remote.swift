@@ -277,6 +277,8 @@ extension Repository {
       var options = git_push_options()
       try check("git_push_options_init", git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
       options.callbacks = callbacks
+      // The pack's delta search on every core, as git's pack-objects does (libgit2's default is one thread).
+      options.pb_parallelism = 0
       let rc = withStrArray(toSend) { specs in git_remote_upload(handle, &specs, &options) }
       if rc < 0 { throw context.error("git_remote_upload", rc, remote: remote) }
       for i in results.indices where results[i].status == .updated {

@@ -19,6 +19,8 @@ struct Options {
   var xwmx: String?
   /// Measure `nb sync` against `git pull --no-rebase && git push` instead of saves.
   var sync = false
+  /// Another `nb` binary (an earlier build) measured in the same run as `nbBinary`, on pairs of its own (`--sync`).
+  var baseline: String?
   /// Measure `nb watch`: propagation between two syncing watchers, write-to-commit latency, idle cost.
   var watch = false
   /// Measure ink parse + render of one dense page instead (in process; needs no nb binary).
@@ -56,6 +58,7 @@ struct Options {
       case "--keep": keep = true
       case "--xwmx": xwmx = iterator.next()
       case "--sync": sync = true
+      case "--baseline": baseline = iterator.next()
       case "--ink": ink = true
       case "--watch": watch = true
       case "--search": search = true
@@ -71,8 +74,8 @@ struct Options {
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync] [--watch] [--ink] [--tasks] [--links] [--inbox [--corpus DIR]] [--save [--corpus DIR]]"
-              + " [--search [--corpus DIR] [--seed N] [--corpus-only]] [--quick]\n").utf8))
+              + " [--sync [--baseline NB]] [--watch] [--ink] [--tasks] [--links] [--inbox [--corpus DIR]]"
+              + " [--save [--corpus DIR]] [--search [--corpus DIR] [--seed N] [--corpus-only]] [--quick]\n").utf8))
         exit(2)
       }
     }

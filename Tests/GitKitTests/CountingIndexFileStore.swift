@@ -41,8 +41,11 @@ final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
     return result
   }
 
-  override func write(_ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived()) throws {
-    try super.write(path, bytes, checkpoints: checkpoints, derived: derived)
+  override func write(
+    _ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived(),
+    keepingModificationTime mtime: (seconds: Int, nanoseconds: Int)? = nil
+  ) throws {
+    try super.write(path, bytes, checkpoints: checkpoints, derived: derived, keepingModificationTime: mtime)
     lock.lock()
     written += 1
     lock.unlock()

@@ -121,6 +121,71 @@ final class MergeTests: GitKitTestCase {
     try git.fsck()
   }
 
+  /// The loose object files under `.git/objects/xx/`.
+  func looseObjects() throws -> [String] {
+    let objects = workTree.appendingPathComponent(".git/objects")
+    return try FileManager.default.contentsOfDirectory(atPath: objects.path)
+      .filter { $0.count == 2 }
+      .flatMap { directory in
+        try FileManager.default.contentsOfDirectory(atPath: objects.appendingPathComponent(directory).path)
+          .map { directory + $0 }
+      }
+  }
+
+  func testWriteTreeUpdatingWritesNewObjectsAsOnePack() throws {
+    let repo = try makeRepository()
+    try write("inbox/a.md", "a\n")
+    try write("inbox/old/gone.md", "gone\n")
+    try write("keep/k.md", "k\n")
+    try write("was-file", "f\n")
+    try write("was-dir/x.md", "x\n")
+    let base = try XCTUnwrap(
+      try repo.commit(
+        paths: ["inbox/a.md", "inbox/old/gone.md", "keep/k.md", "was-file", "was-dir/x.md"], message: "base"))
+    let before = Set(try looseObjects())
+    let large = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    let kept = try XCTUnwrap(try repo.treeEntries(ofCommit: base)["keep/k.md"])
+    let changes: [String: NewTreeFile?] = [
+      // A removal that empties a directory, an edit, new nested files (one bigger than a stored block, one empty),
+      // a mode change of a stored blob, a file replacing a directory and a directory replacing a file.
+      "inbox/old/gone.md": nil,
+      "inbox/a.md": .bytes(Data("a2\r\n".utf8), mode: .blob),
+      "new/deeper/n.md": .bytes(Data("n\n".utf8), mode: .blob),
+      "new/large.bin": .bytes(large, mode: .blob),
+      "new/empty": .bytes(Data(), mode: .blob),
+      "keep/k.md": .stored(TreeEntry(id: kept.id, mode: .executable)),
+      "was-dir/x.md": nil,
+      "was-dir": .bytes(Data("now a file\n".utf8), mode: .blob),
+      "was-file": nil,
+      "was-file/inside.md": .bytes(Data("inside\n".utf8), mode: .blob),
+    ]
+    let tree = try repo.writeTree(updating: base, with: changes)
+
+    XCTAssertEqual(Set(try looseObjects()), before, "no loose object was written")
+    let listed = try lsTree(tree.hex)
+    XCTAssertEqual(
+      Set(listed.keys),
+      ["inbox/a.md", "keep/k.md", "new/deeper/n.md", "new/large.bin", "new/empty", "was-dir", "was-file/inside.md"])
+    XCTAssertEqual(listed["keep/k.md"], TreeEntry(id: kept.id, mode: .executable))
+    XCTAssertEqual(try git.run("cat-file", "-p", "\(tree.hex):inbox/a.md"), "a2\r\n")
+    XCTAssertEqual(try repo.blob(try XCTUnwrap(listed["new/large.bin"]).id), large)
+    XCTAssertEqual(try repo.blob(try XCTUnwrap(listed["new/empty"]).id), Data())
+    XCTAssertEqual(lines(try git.run("ls-tree", "-d", "--name-only", tree.hex)), ["inbox", "keep", "new", "was-file"])
+    // The same tree through libgit2's own writer: ids depend on content alone.
+    XCTAssertEqual(try repo.writeTree(listed, base: nil), tree)
+    // Nothing to change: the base's tree, and no pack.
+    let packs = try FileManager.default.contentsOfDirectory(
+      atPath: workTree.appendingPathComponent(".git/objects/pack").path)
+    XCTAssertEqual(try repo.writeTree(updating: base, with: [:]).hex, try git.revParse("\(base.hex)^{tree}"))
+    XCTAssertEqual(
+      try FileManager.default.contentsOfDirectory(atPath: workTree.appendingPathComponent(".git/objects/pack").path),
+      packs)
+    // Removing everything gives the empty tree.
+    let all = try repo.treeEntries(ofCommit: base).mapValues { _ in NewTreeFile?.none }
+    XCTAssertEqual(try repo.writeTree(updating: base, with: all).hex, "4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+    try git.fsck()
+  }
+
   func testMergeCommitWithTwoParentsAndBackupReference() throws {
     let repo = try makeRepository()
     let (_, ours, theirs) = try diverged(repo)
@@ -186,6 +251,64 @@ final class MergeTests: GitKitTestCase {
     XCTAssertEqual(try repo.checkoutSafely(third, expected: second, message: "fast-forward"), .checkedOut)
     XCTAssertFalse(exists("gone.md"))
     XCTAssertEqual(try git.statusPorcelain(), " M a.md\n")
+    try git.fsck()
+  }
+
+  /// Files that do not shrink are written over in place, the others emptied first, in two passes: both give git's
+  /// work tree, and an edit in the way of either blocks both before anything is written.
+  func testSafeCheckoutWritesGrowingFilesInPlaceAndTheOthersAfresh() throws {
+    let repo = try makeRepository()
+    try write("grows.md", "short\n")
+    try write("same-size.md", "1234\n")
+    try write("shrinks.md", "a much longer first version\n")
+    try write("mode.sh", "echo\n")
+    try write("gone/old.md", "old\n")
+    let first = try XCTUnwrap(
+      try repo.commit(paths: ["grows.md", "same-size.md", "shrinks.md", "mode.sh", "gone/old.md"], message: "one"))
+    try write("grows.md", "short, and then a good deal longer\n")
+    try write("same-size.md", "abcd\n")
+    try write("shrinks.md", "short\n")
+    try FileManager.default.setAttributes(
+      [.posixPermissions: 0o755], ofItemAtPath: workTree.appendingPathComponent("mode.sh").path)
+    try FileManager.default.removeItem(at: workTree.appendingPathComponent("gone"))
+    try write("new/deep/n.md", "new\n")
+    try write("gone", "a file where a directory was\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "two")
+    let second = try id(try git.revParse("HEAD"))
+    try git.run("reset", "-q", "--hard", first.hex)
+
+    // An edit in the way of a file that is emptied first: nothing is written, not even the in-place ones.
+    try write("shrinks.md", "my edit\n")
+    XCTAssertEqual(
+      try repo.checkoutSafely(second, expected: first, message: "ff"), .blocked(conflicts: ["shrinks.md"]))
+    XCTAssertEqual(try String(contentsOf: workTree.appendingPathComponent("grows.md"), encoding: .utf8), "short\n")
+    XCTAssertFalse(exists("new/deep/n.md"))
+    XCTAssertEqual(try git.statusPorcelain(), " M shrinks.md\n")
+    // And one in the way of a file written in place.
+    try write("shrinks.md", "a much longer first version\n")
+    try write("grows.md", "mine\n")
+    XCTAssertEqual(try repo.checkoutSafely(second, expected: first, message: "ff"), .blocked(conflicts: ["grows.md"]))
+    XCTAssertEqual(
+      try String(contentsOf: workTree.appendingPathComponent("shrinks.md"), encoding: .utf8),
+      "a much longer first version\n")
+    try write("grows.md", "short\n")
+
+    XCTAssertEqual(try repo.checkoutSafely(second, expected: first, message: "ff"), .checkedOut)
+    XCTAssertEqual(try git.revParse("HEAD"), second.hex)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    for (path, text) in [
+      ("grows.md", "short, and then a good deal longer\n"), ("same-size.md", "abcd\n"), ("shrinks.md", "short\n"),
+      ("new/deep/n.md", "new\n"), ("gone", "a file where a directory was\n"),
+    ] {
+      XCTAssertEqual(try String(contentsOf: workTree.appendingPathComponent(path), encoding: .utf8), text, path)
+    }
+    XCTAssertEqual(lines(try git.run("ls-files", "-s")), lines(try git.run("ls-tree", "-r", "HEAD")).map { line in
+      // `ls-files -s` prints mode, id, stage and path; `ls-tree` mode, type, id and path.
+      let parts = line.split(separator: "\t", maxSplits: 1)
+      let fields = parts[0].split(separator: " ")
+      return "\(fields[0]) \(fields[2]) 0\t\(parts[1])"
+    })
     try git.fsck()
   }
 

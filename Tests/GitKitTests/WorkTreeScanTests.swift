@@ -62,6 +62,50 @@ final class WorkTreeScanTests: GitKitTestCase {
     try git.fsck()
   }
 
+  /// libgit2's checkout writes the index without a cache tree; `checkoutSafely` (a sync's fast-forward or merge, a
+  /// clone) must leave one that is valid and right, or every later status pays libgit2's whole comparison — and a
+  /// wrong one would make git commit the wrong tree.
+  func testCheckoutLeavesAValidCacheTreeThatGitAgreesWith() throws {
+    let first = try XCTUnwrap(try repo.headCommitID())
+    // A second commit made by git, so that the index nb reads afterwards is git's; then back to the first.
+    try write("dir/sub/d.md", "changed by the remote\n")
+    try write("other/new.md", "added by the remote\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "remote")
+    let second = try XCTUnwrap(
+      ObjectID(hex: try git.run("rev-parse", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)))
+    try git.run("reset", "-q", "--hard", first.hex)
+
+    XCTAssertEqual(try repo.checkoutSafely(second, expected: first, message: "fast-forward"), .checkedOut)
+    let scan = try XCTUnwrap(try repo.scanWorkTree(), "the walk answers after a checkout")
+    XCTAssertEqual(scan.entries, [])
+    XCTAssertEqual(scan.tree.hex, try git.run("rev-parse", "HEAD^{tree}").trimmingCharacters(in: .whitespacesAndNewlines))
+    XCTAssertEqual(try git.run("write-tree"), try freshWriteTree())
+    XCTAssertEqual(try git.run("write-tree"), try git.run("rev-parse", "HEAD^{tree}"))
+    // A file edited at once after the checkout (same size, same second) is still seen as changed.
+    try write("other/new.md", "added by the remotX\n")
+    try assertAgrees()
+    XCTAssertEqual(try repo.scanWorkTree()?.entries.map(\.path), ["other/new.md"])
+    XCTAssertEqual(try git.statusPorcelain(), " M other/new.md\n")
+    try git.fsck()
+  }
+
+  /// A rewrite that records no newer stat data keeps the old file's mtime, set on the lock file before the rename.
+  func testAnIndexRewriteCanKeepTheOldModificationTime() throws {
+    let path = workTree.appendingPathComponent(".git/index").path
+    let store = IndexFileStore()
+    guard case .success(let loaded) = store.load(path) else { return XCTFail("the index did not load") }
+    try store.write(
+      path, loaded.snapshot.bytes, checkpoints: loaded.snapshot.checkpoints,
+      keepingModificationTime: (1_700_000_000, 123))
+    var info = stat()
+    XCTAssertEqual(stat(path, &info), 0)
+    XCTAssertEqual(info.st_mtim.tv_sec, 1_700_000_000)
+    XCTAssertEqual(info.st_mtim.tv_nsec, 123)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".lock"))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
   func testChangesOfEveryKindAgreeWithLibgit2() throws {
     try assertAgrees()
     try write("a.md", "text of a.mX\n")  // same size, new content

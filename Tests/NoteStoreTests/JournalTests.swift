@@ -170,6 +170,36 @@ final class JournalTests: NoteRepositoryTestCase {
     try assertCleanAndSound()
   }
 
+  /// GitKit's checkout writes a file that does not shrink over the old one without emptying it first: stopped
+  /// part-way, the file holds the new version's beginning and the old version's end, which is the checkout's doing
+  /// too and is rolled back like a file cut short.
+  func testATornInPlaceWriteIsRolledBack() throws {
+    try seed()
+    let old = "---\nid: e\n---\nThe old body of a note, long enough to be written over.\n"
+    let new = "---\nid: e\n---\nThe NEW body of a note, long enough to be written over, and longer.\n"
+    try write("work/e.md", old)
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "e")
+    let from = try head()
+    try write("work/e.md", new)
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "nb: sync origin/main")
+    let to = try head()
+    try git.run("reset", "-q", "--hard", from)
+    _ = try Journal(
+      directory: root.appendingPathComponent(".git/nb/journal").path, head: from,
+      first: [(JournalRecord(kind: .checkout, to: to, from: from), nil)])
+    try write("work/e.md", String(new.prefix(24)) + String(old.dropFirst(24)))
+
+    let saved = try repository.save()
+    XCTAssertFalse(saved.committed, "part of the checkout was committed as a save: \(saved.paths)")
+    XCTAssertEqual(try head(), from)
+    XCTAssertEqual(try read("work/e.md"), old)
+    XCTAssertFalse(exists(".git/nb/recovered"), "the torn file was taken for an edit")
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    try assertCleanAndSound()
+  }
+
   func testAFileEditedAfterAnInterruptedCheckoutIsKeptWithTheOldVersionSaved() throws {
     let (from, to) = try seedCheckout()
     try halfCheckout(from: from, to: to)

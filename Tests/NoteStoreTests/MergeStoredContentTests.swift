@@ -55,6 +55,37 @@ final class MergeStoredContentTests: XCTestCase {
     XCTAssertEqual(tree["a/changed.md"]?.data, Data("---\ntitle: x\n---\ntheirs\nbase\nours\n".utf8))
   }
 
+  /// A note the same on every side whose sidecar both sides drew on (and that cannot be merged stroke by stroke) is
+  /// matched unread; its conflict copy must still get an id of its own and name the note it came from, or two notes
+  /// would share one id.
+  func testAConflictCopyOfANoteMatchedUnreadGetsItsOwnID() {
+    let reads = Reads()
+    let note = "---\nid: \(id)\ntitle: Drawn\n---\nsame text\n"
+    func side(_ sidecarID: String, _ sidecar: String, time: TimeInterval) -> [String: FileVersion] {
+      [
+        "a/drawn.md": stored("n", note, reads: reads),
+        "a/drawn.ink.jsonl": stored(sidecarID, sidecar, reads: reads, time: time),
+      ]
+    }
+    guard
+      case .merged(let tree, let report) = SyncPolicy.merge(
+        base: side("i0", "{\"base\":0}\n", time: 0), ours: side("i1", "{\"ours\":1}\n", time: 10),
+        theirs: side("i2", "{\"theirs\":2}\n", time: 20), device: "laptop", now: now)
+    else { return XCTFail("not merged") }
+    XCTAssertEqual(report.conflicts.count, 1)
+    guard let copy = report.conflicts.first?.loserPath, let bytes = tree[copy]?.data else {
+      return XCTFail("no conflict copy: \(report)")
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
+    let identity = try? FrontMatter.readIdentity(text)
+    XCTAssertNotNil(identity?.id)
+    XCTAssertNotEqual(identity?.id, id, "the copy has an id of its own")
+    XCTAssertTrue(text.contains("conflict_of: \(id)"), text)
+    XCTAssertTrue(text.contains("same text"), text)
+    XCTAssertEqual(report.warnings, [], "nothing says the note is not text")
+    XCTAssertEqual(tree["a/drawn.md"]?.storedID, "n")
+  }
+
   func testAFileChangedOnBothSidesIsDecidedByIdsAndKeptUnread() {
     let reads = Reads()
     let base = ["data.bin": stored("b", "base", reads: reads)]

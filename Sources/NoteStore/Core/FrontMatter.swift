@@ -149,18 +149,9 @@ enum FrontMatter {
 
   /// Maps the parsed block onto `NoteMetadata` (every field but `hasFrontMatter` and `firstHeading`).
   static func metadata(from parsed: FMParsed) -> NoteMetadata {
-    var values: [String: Node] = [:]
-    for entry in parsed.entries {
-      if let key = entry.key, values[key] == nil { values[key] = entry.value }
-    }
-    func text(_ key: String) -> String? {
-      guard let node = values[key], let string = scalarString(node) else { return nil }
-      let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
-      return trimmed.isEmpty ? nil : trimmed
-    }
-    func timestamp(_ keys: [String]) -> Timestamp? {
-      keys.lazy.compactMap { text($0).flatMap(Timestamp.init(rfc3339:)) }.first
-    }
+    let values = firstValues(parsed)
+    func text(_ key: String) -> String? { Self.text(key, in: values) }
+    func timestamp(_ keys: [String]) -> Timestamp? { Self.timestamp(keys, in: values) }
     func list(_ keys: [String], normalize: ([String], Bool) -> [String]) -> [String] {
       for key in keys {
         guard let node = values[key] else { continue }
@@ -185,6 +176,42 @@ enum FrontMatter {
     metadata.tags = list(NoteMetadata.tagKeys) { NoteMetadata.normalizedTags($0, split: $1) }
     metadata.aliases = list(NoteMetadata.aliasKeys) { raw, _ in NoteMetadata.normalizedList(raw) }
     return metadata
+  }
+
+  /// What a sync matches and orders note versions by — `id` and `updated`, read exactly as ``read(_:)`` reads them —
+  /// without the rest of the metadata (title, other dates, tags, the first heading), which a merge of thousands of
+  /// versions would read for nothing.
+  static func readIdentity(_ text: String) throws -> NoteIdentity {
+    switch FMLayout.scan(text) {
+    case .unterminated:
+      throw FrontMatterError.unterminated(line: 1)
+    case .none:
+      return NoteIdentity()
+    case .block(let block):
+      let values = firstValues(try FMParsed.parse(block, typingScalars: false))
+      return NoteIdentity(id: Self.text("id", in: values), updated: timestamp(NoteMetadata.updatedKeys, in: values))
+    }
+  }
+
+  /// Each top-level key's value (the first, should a key repeat).
+  private static func firstValues(_ parsed: FMParsed) -> [String: Node] {
+    var values: [String: Node] = [:]
+    for entry in parsed.entries {
+      if let key = entry.key, values[key] == nil { values[key] = entry.value }
+    }
+    return values
+  }
+
+  /// A key's scalar text, trimmed; nil when absent, null, a collection or blank.
+  private static func text(_ key: String, in values: [String: Node]) -> String? {
+    guard let node = values[key], let string = scalarString(node) else { return nil }
+    let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+    return trimmed.isEmpty ? nil : trimmed
+  }
+
+  /// The time the first of `keys` holding an RFC 3339 time says.
+  private static func timestamp(_ keys: [String], in values: [String: Node]) -> Timestamp? {
+    keys.lazy.compactMap { text($0, in: values).flatMap(Timestamp.init(rfc3339:)) }.first
   }
 
   /// A scalar's written text; nil for null (`~`, `null`, nothing) and for collections.

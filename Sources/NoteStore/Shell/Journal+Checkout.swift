@@ -75,9 +75,11 @@ extension NoteRepository {
         }
         continue
       }
-      // The checkout's version, or a torn write of it (git writes a file in place, from the start).
+      // The checkout's version, or a torn write of it: git writes a file from the start, over an emptied file or —
+      // one that does not shrink — over the old bytes (GitKit's in-place checkout).
       let isCheckouts =
         current.matches(targetData, mode: after?.mode) || current.isPrefix(of: targetData, mode: after?.mode)
+        || current.isPartialOverwrite(of: targetData, over: priorData, mode: after?.mode)
       if isCheckouts {
         if let before, let priorData {
           try put(full, priorData, mode: before.mode)
@@ -188,6 +190,19 @@ private enum WorkTreeState {
     case .link(let target): return data != nil && mode == .link && Data(target.utf8) == data
     case .other: return false
     }
+  }
+
+  /// Whether this is a regular file holding `data` written over `prior` from the start without emptying it first,
+  /// stopped part-way: `data`'s first bytes, then the rest of `prior` (so as long as `prior`, which `data` is not
+  /// shorter than).
+  func isPartialOverwrite(of data: Data?, over prior: Data?, mode: StoredFile.Mode?) -> Bool {
+    guard case .file(let bytes, _) = self, let data, let prior, mode != .link, bytes.count == prior.count,
+      data.count >= prior.count
+    else { return false }
+    let (current, old, new) = ([UInt8](bytes), [UInt8](prior), [UInt8](data))
+    // The write reached at least the last byte that differs from `prior`; everything before it must be `data`'s.
+    guard let last = current.indices.last(where: { current[$0] != old[$0] }) else { return false }
+    return current[...last].elementsEqual(new[...last])
   }
 
   /// Whether this is a regular file holding a proper beginning of `data`: a write of it stopped part-way.

@@ -391,7 +391,9 @@ extension NoteRepository {
     _ options: SyncOptions, branch: String, listing: RemoteBranches, summary: SyncSummary
   ) -> String? {
     if NoteHistory.localRepository(remoteURL(options.remote) ?? "") != nil {
-      _ = try? git.repairRemoteHead(options.remote, branch: branch)
+      // A HEAD the remote advertised resolves, and a push cannot make it dangle: opening the remote again to look is
+      // needed only when it advertised none (no branch yet, or HEAD naming one it does not have).
+      if listing.defaultBranch == nil { _ = try? git.repairRemoteHead(options.remote, branch: branch) }
       return nil
     }
     guard listing.defaultBranch == nil else { return nil }
@@ -476,25 +478,51 @@ extension NoteRepository {
           + "'nb sync --allow-unrelated' (both trees are merged, nothing is deleted)")
     }
     let git = try self.git
-    let baseFiles = try base.map { try git.snapshot(of: $0) } ?? [:]
-    let ourFiles = try git.snapshot(of: local)
-    let theirFiles = try git.snapshot(of: remoteTip)
     let baseTime = try base.map { try git.commitTime($0) } ?? Date(timeIntervalSince1970: 0)
-    // Bytes are read only where the policy needs them: files the same on all three sides are never read.
-    func versions(_ files: [String: StoredFile], tip: String?) throws -> [String: FileVersion] {
-      let changed = Set(files.keys.filter { baseFiles[$0] != files[$0] })
-      let changes = try tip.map { try git.lastChanges(of: changed, from: $0, base: base) } ?? [:]
-      return files.reduce(into: [:]) { result, entry in
-        let (path, file) = entry
-        result[path] = FileVersion(
-          content: .stored(id: file.id) { try? git.read(file) }, commitTime: changes[path]?.time ?? baseTime,
-          author: changes[path]?.device)
-      }
+    // Bytes are read only where the policy needs them: files the same on all three sides are never read, and a
+    // stored file two sides share (one left it as the base had it) is read once, through one content.
+    var contents: [String: FileContent] = [:]
+    func content(_ file: StoredFile) -> FileContent {
+      if let known = contents[file.id] { return known }
+      let made = FileContent.stored(id: file.id) { try? git.read(file) }
+      contents[file.id] = made
+      return made
     }
-    let merged = SyncPolicy.merge(
-      base: try versions(baseFiles, tip: nil), ours: try versions(ourFiles, tip: local),
-      theirs: try versions(theirFiles, tip: remoteTip), device: Slug.make(options.device), now: clock(),
-      force: options.force, attachmentFolders: hasAttachmentFolders)
+    func policy(_ sides: MergeSides) throws -> SyncMerge {
+      func versions(_ files: [String: StoredFile], tip: String?) throws -> [String: FileVersion] {
+        let changed = Set(files.keys.filter { sides.base[$0] != files[$0] })
+        let changes = try tip.map { try git.lastChanges(of: changed, from: $0, base: base) } ?? [:]
+        return files.reduce(into: [:]) { result, entry in
+          let (path, file) = entry
+          result[path] = FileVersion(
+            content: content(file), commitTime: changes[path]?.time ?? baseTime, author: changes[path]?.device)
+        }
+      }
+      let (baseVersions, ourVersions, theirVersions) = (
+        try versions(sides.base, tip: nil), try versions(sides.ours, tip: local),
+        try versions(sides.theirs, tip: remoteTip)
+      )
+      return SyncPolicy.merge(
+        base: baseVersions, ours: ourVersions, theirs: theirVersions, device: Slug.make(options.device),
+        now: clock(), force: options.force, attachmentFolders: hasAttachmentFolders)
+    }
+    // The changed files first, so that a merge costs what changed; the whole trees only when those may not decide
+    // as the whole trees would (MergeSides).
+    var sides: MergeSides
+    var merged: SyncMerge
+    if let base,
+      let changed = try MergeSides.changed(
+        base: base, ours: local, theirs: remoteTip, in: git, attachmentFolders: hasAttachmentFolders),
+      case let result = try policy(changed), changed.decidesAlone(result)
+    {
+      (sides, merged) = (changed, result)
+    } else {
+      sides = MergeSides(
+        base: try base.map { try git.snapshot(of: $0) } ?? [:], ours: try git.snapshot(of: local),
+        theirs: try git.snapshot(of: remoteTip))
+      merged = try policy(sides)
+    }
+    let (ourFiles, theirFiles) = (sides.ours, sides.theirs)
     guard case .merged(let tree, let report) = merged else {
       if case .needsForce(let reason) = merged {
         throw NoteStoreError.syncFailed("\(reason); nothing was changed — run 'nb sync --force' if this is intended")

@@ -49,9 +49,37 @@ enum SyncPolicy {
         guard let id = ours[path]?.content.storedID else { return false }
         return base[path]?.content.storedID == id && theirs[path]?.content.storedID == id
       })
-    let baseSide = SideTree(base, unread: unchanged, attachmentFolders: attachmentFolders)
-    let ourSide = SideTree(ours, unread: unchanged, attachmentFolders: attachmentFolders)
-    let theirSide = SideTree(theirs, unread: unchanged, attachmentFolders: attachmentFolders)
+    // A note the same on every side (its sidecar too, and a note in every side's tree) decides nothing: matched by
+    // path alone, it would keep its path, bytes and sidecar. It goes into the result as it is, before the placements —
+    // where it would have landed anyway, since a local note never has to give way — so that the work below grows
+    // with what changed, not with the repository.
+    let settled = Set(
+      unchanged.filter { path in
+        guard SideTree.isNote(path) else { return false }
+        let sidecar = RepoPaths.sidecars(of: path)[0]
+        guard unchanged.contains(sidecar) || (base[sidecar] == nil && ours[sidecar] == nil && theirs[sidecar] == nil)
+        else { return false }
+        return !SideTree.mayBeAttachment(path, attachmentFolders: attachmentFolders)
+          || [base, ours, theirs].allSatisfy { SideTree.isNote(path, in: $0, attachmentFolders: attachmentFolders) }
+      })
+    for path in settled {
+      run.tree[path] = ours[path]!.content
+      let sidecar = RepoPaths.sidecars(of: path)[0]
+      if let version = ours[sidecar] { run.tree[sidecar] = version.content }
+    }
+    // A version one side left as the base had it is the same stored file on both: read and parsed once.
+    let parsed = ParsedNotes()
+    parsed.prefetch(
+      [base, ours, theirs].flatMap { tree in
+        tree.compactMap { path, version in
+          settled.contains(path) || unchanged.contains(path)
+            || !SideTree.isNote(path, in: tree, attachmentFolders: attachmentFolders) ? nil : version.content
+        }
+      })
+    func side(_ tree: [String: FileVersion]) -> SideTree {
+      SideTree(tree, unread: unchanged, settled: settled, attachmentFolders: attachmentFolders, parsed: parsed)
+    }
+    let (baseSide, ourSide, theirSide) = (side(base), side(ours), side(theirs))
     let groups = NoteGroup.match(base: baseSide.notes, ours: ourSide.notes, theirs: theirSide.notes)
     for group in groups { run.resolve(group) }
     run.place()
@@ -91,11 +119,11 @@ enum SyncPolicy {
   /// it let a newer plain-git edit lose to an older stamped one.
   static func editTime(_ entry: NoteEntry, base: NoteEntry?) -> Date {
     if let base, base.version.content != entry.version.content,
-      base.metadata?.updated?.date == entry.metadata?.updated?.date
+      base.identity?.updated?.date == entry.identity?.updated?.date
     {
       return entry.version.commitTime
     }
-    return entry.metadata?.updated?.date ?? entry.version.commitTime
+    return entry.identity?.updated?.date ?? entry.version.commitTime
   }
 
   /// Merges two changed ink sidecars stroke by stroke; a side without a sidecar counts as one whose strokes were all
@@ -131,15 +159,30 @@ enum SyncPolicy {
   }
 }
 
+/// The front matter keys a sync matches and orders note versions by (``FrontMatter/readIdentity(_:)``).
+struct NoteIdentity {
+  var id: String? = nil
+  var updated: Timestamp? = nil
+}
+
 /// A note file on one side, with its ink sidecar.
 struct NoteEntry {
   var path: String
   var version: FileVersion
   /// The text when the bytes are valid UTF-8 (only then can the note be merged or edited).
   var text: String?
-  /// Front matter metadata when it can be read.
-  var metadata: NoteMetadata?
+  /// What the front matter says of the note's identity (`id`, `updated`), when it can be read.
+  var identity: NoteIdentity?
   var sidecar: FileContent?
+
+  /// The text, read now for a note matched unread (the same stored file on every side, only its sidecar changed):
+  /// a conflict copy of it is edited all the same.
+  var textReadingIfUnread: String? { text ?? version.content.data.flatMap { String(data: $0, encoding: .utf8) } }
+
+  /// The identity, read now for a note matched unread (see ``textReadingIfUnread``).
+  var identityReadingIfUnread: NoteIdentity? {
+    identity ?? (text == nil ? textReadingIfUnread.flatMap { try? FrontMatter.readIdentity($0) } : nil)
+  }
 
   /// Same path, bytes and sidecar.
   func isSame(as other: NoteEntry) -> Bool {
@@ -152,30 +195,101 @@ struct SideTree {
   var notes: [String: NoteEntry] = [:]
   var files: [String: FileVersion] = [:]
 
-  /// `unread`: notes the same on every side, matched by path without reading them.
-  init(_ tree: [String: FileVersion], unread: Set<String> = [], attachmentFolders: Bool = false) {
+  /// `unread`: notes the same on every side, matched by path without reading them. `settled`: notes left out
+  /// altogether, with their sidecars (see ``SyncPolicy/merge(base:ours:theirs:device:now:force:attachmentFolders:)``).
+  /// `parsed`: the text and front matter of stored files already read (by another side), by content id.
+  init(
+    _ tree: [String: FileVersion], unread: Set<String> = [], settled: Set<String> = [],
+    attachmentFolders: Bool = false, parsed: ParsedNotes = ParsedNotes()
+  ) {
     var sidecars: Set<String> = []
-    func isNote(_ path: String) -> Bool {
-      SideTree.isNote(path)
-        && !(attachmentFolders
-          && RepoPaths.isInsideAttachmentFolder(path) { tree[$0] != nil && SideTree.isNote($0) })
-    }
-    for (path, version) in tree where isNote(path) {
-      let text = unread.contains(path) ? nil : version.content.data.flatMap { String(data: $0, encoding: .utf8) }
-      let metadata = text.flatMap { try? FrontMatter.read($0) }
+    var others: [String] = []
+    for path in settled { sidecars.insert(RepoPaths.sidecars(of: path)[0]) }
+    for (path, version) in tree where !settled.contains(path) {
+      guard SideTree.isNote(path, in: tree, attachmentFolders: attachmentFolders) else {
+        others.append(path)
+        continue
+      }
+      let (text, identity) = unread.contains(path) ? (nil, nil) : parsed.read(version.content)
       let sidecarPath = RepoPaths.sidecars(of: path)[0]
       let sidecar = tree[sidecarPath]?.content
       if sidecar != nil { sidecars.insert(sidecarPath) }
-      notes[path] = NoteEntry(path: path, version: version, text: text, metadata: metadata, sidecar: sidecar)
+      notes[path] = NoteEntry(path: path, version: version, text: text, identity: identity, sidecar: sidecar)
     }
-    for (path, version) in tree where !isNote(path) && !sidecars.contains(path) {
-      files[path] = version
+    for path in others where !sidecars.contains(path) {
+      files[path] = tree[path]
     }
+  }
+
+  /// Whether `path` is a note in `tree`: ``isNote(_:)``, and with attachment folders not inside a note's folder.
+  static func isNote(_ path: String, in tree: [String: FileVersion], attachmentFolders: Bool) -> Bool {
+    isNote(path)
+      && !(mayBeAttachment(path, attachmentFolders: attachmentFolders)
+        && RepoPaths.isInsideAttachmentFolder(path) { tree[$0] != nil && isNote($0) })
+  }
+
+  /// Whether `path` could lie in an attachment folder in some tree: only below a directory whose name ends in
+  /// `.files` (a byte search, so most paths skip the walk up their directories).
+  static func mayBeAttachment(_ path: String, attachmentFolders: Bool) -> Bool {
+    guard attachmentFolders else { return false }
+    let marker = Array((RepoPaths.attachmentSuffix + "/").utf8)
+    return path.utf8.withContiguousStorageIfAvailable { bytes in
+      guard bytes.count >= marker.count else { return false }
+      for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
+        if marker.indices.allSatisfy({ bytes[start + $0] == marker[$0] }) { return true }
+      }
+      return false
+    } ?? true
   }
 
   /// A note nb manages: `.md`, and no hidden component (so `.nb/templates/*.md` are plain files).
   static func isNote(_ path: String) -> Bool {
     RepoPaths.isNotePath(path) && !path.split(separator: "/").contains { $0.hasPrefix(".") }
+  }
+}
+
+/// The text and front matter of note versions, each stored file read and parsed once however many sides hold it: in
+/// a merge most changed notes changed on one side only, so the base and the other side share the stored file.
+final class ParsedNotes {
+  private var byID: [String: (text: String?, identity: NoteIdentity?)] = [:]
+
+  init() {}
+
+  /// Reads `contents` one after the other (stored files come through libgit2, which wants one thread at a time) and
+  /// parses them on every core: in a merge of a thousand notes on each side, reading front matter is most of the
+  /// policy's time. A handful is parsed on the spot by ``read(_:)`` instead.
+  func prefetch(_ contents: [FileContent]) {
+    var seen = Set<String>()
+    var todo: [(id: String, data: Data)] = []
+    for content in contents {
+      guard let id = content.storedID, byID[id] == nil, seen.insert(id).inserted, let data = content.data else {
+        continue
+      }
+      todo.append((id, data))
+    }
+    let workers = ProcessInfo.processInfo.activeProcessorCount
+    guard workers > 1, todo.count >= 64 else { return }
+    var results = [(text: String?, identity: NoteIdentity?)](repeating: (nil, nil), count: todo.count)
+    results.withUnsafeMutableBufferPointer { buffer in
+      let chunks = workers * 4
+      DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        // Each chunk writes only its own slots.
+        for index in stride(from: chunk, to: todo.count, by: chunks) {
+          let text = String(data: todo[index].data, encoding: .utf8)
+          buffer[index] = (text, text.flatMap { try? FrontMatter.readIdentity($0) })
+        }
+      }
+    }
+    for (index, item) in todo.enumerated() { byID[item.id] = results[index] }
+  }
+
+  /// The text (valid UTF-8 only) and the identity its front matter gives (when it reads) of `content`.
+  func read(_ content: FileContent) -> (text: String?, identity: NoteIdentity?) {
+    if let id = content.storedID, let known = byID[id] { return known }
+    let text = content.data.flatMap { String(data: $0, encoding: .utf8) }
+    let result = (text, text.flatMap { try? FrontMatter.readIdentity($0) })
+    if let id = content.storedID { byID[id] = result }
+    return result
   }
 }
 
@@ -200,21 +314,20 @@ struct NoteGroup {
     // Where each id lives in the earliest side that has it (the base first): when a side holds the id twice (a copied
     // file), the note at that path is the note, and the copy is matched by path like any new note.
     var anchor: [String: String] = [:]
-    for side in sides {
-      for path in side.keys.sorted() {
-        if let id = side[path]!.metadata?.id, anchor[id] == nil { anchor[id] = path }
+    let sortedPaths = sides.map { $0.keys.sorted() }
+    for (side, paths) in zip(sides, sortedPaths) {
+      for path in paths {
+        if let id = side[path]!.identity?.id, anchor[id] == nil { anchor[id] = path }
       }
     }
     for (index, side) in sides.enumerated() {
-      let ordered = side.keys.sorted { a, b in
-        // The entry at its id's anchor path is assigned before any other holding the same id.
-        let aAnchored = side[a]!.metadata?.id.map { anchor[$0] == a } ?? false
-        let bAnchored = side[b]!.metadata?.id.map { anchor[$0] == b } ?? false
-        return aAnchored != bAnchored ? aAnchored : a < b
-      }
+      // The entry at its id's anchor path is assigned before any other holding the same id; each part in path order.
+      func anchored(_ path: String) -> Bool { side[path]!.identity?.id.map { anchor[$0] == path } ?? false }
+      let paths = sortedPaths[index]
+      let ordered = paths.filter(anchored) + paths.filter { !anchored($0) }
       for path in ordered {
         let entry = side[path]!
-        if let id = entry.metadata?.id, byID[id]?[index] == nil {
+        if let id = entry.identity?.id, byID[id]?[index] == nil {
           byID[id, default: [nil, nil, nil]][index] = entry
         } else {
           unassigned[index][path] = entry
@@ -317,7 +430,7 @@ struct PolicyRun {
         groupKey: group.key, preferredPath: entry.path, bytes: entry.version.content, sidecar: entry.sidecar,
         local: local, merged: false, resurrected: resurrected,
         // Matched by path although it has an id: its side holds that id twice, and this one is new.
-        copyOf: group.byPath && group.base == nil ? entry.metadata?.id : nil))
+        copyOf: group.byPath && group.base == nil ? entry.identity?.id : nil))
   }
 
   private mutating func resolveBoth(_ group: NoteGroup, base: NoteEntry?, ours: NoteEntry, theirs: NoteEntry) {
@@ -390,7 +503,8 @@ struct PolicyRun {
         CopyRequest(
           winnerPlacement: index, loser: loser, loserTime: winnerSide == .ours ? theirTime : ourTime,
           loserSide: winnerSide == .ours ? .theirs : .ours,
-          winnerID: winner.metadata?.id ?? loser.metadata?.id, withSidecar: sidecarConflict, reason: reason))
+          winnerID: winner.identityReadingIfUnread?.id ?? loser.identityReadingIfUnread?.id,
+          withSidecar: sidecarConflict, reason: reason))
     }
   }
 
@@ -528,7 +642,7 @@ struct PolicyRun {
   /// The loser's bytes with a new `id` and `conflict_of`, edited in place; unchanged (with a warning) when its
   /// front matter cannot be edited, since keeping the version matters more than marking it.
   private mutating func copyBytes(_ loser: NoteEntry, path: String, conflictOf: String?) -> FileContent {
-    guard var text = loser.text else {
+    guard var text = loser.textReadingIfUnread else {
       report.warnings.append("'\(path)' is not UTF-8 text: kept without a new id")
       return loser.version.content
     }

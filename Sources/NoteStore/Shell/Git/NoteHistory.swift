@@ -379,10 +379,17 @@ final class NoteHistory {
     for commit in try commits(from: tip) {
       if wanted.isEmpty || commit.id == base || walked > 5_000 { break }
       walked += 1
-      for change in try pathChanges(in: commit.id) {
-        for path in [change.newPath, change.oldPath].compactMap({ $0 }) where wanted.contains(path) {
-          changes[path] = LastChange(
-            time: commit.summary.date.date, device: CommitMessage.device(in: commit.message) ?? commit.summary.author)
+      // Read from the message once per commit, and only for a commit that changed a wanted path: one commit often
+      // changes a thousand of them.
+      var change: LastChange?
+      for pathChange in try pathChanges(in: commit.id) {
+        for path in [pathChange.newPath, pathChange.oldPath].compactMap({ $0 }) where wanted.contains(path) {
+          if change == nil {
+            change = LastChange(
+              time: commit.summary.date.date,
+              device: CommitMessage.device(in: commit.message) ?? commit.summary.author)
+          }
+          changes[path] = change
           wanted.remove(path)
         }
       }
@@ -402,6 +409,32 @@ final class NoteHistory {
     let id = try objectID(commit)
     return try mapped {
       try git.treeEntries(ofCommit: id).mapValues { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) }
+    }
+  }
+
+  /// The files that differ between two commits: path -> the stored file in each (nil where absent). Only the
+  /// subtrees that differ are read.
+  func fileChanges(from old: String, to new: String) throws -> [String: (old: StoredFile?, new: StoredFile?)] {
+    let (oldID, newID) = (try objectID(old), try objectID(new))
+    return try mapped {
+      try git.treeChanges(from: oldID, to: newID).mapValues { change in
+        (
+          change.old.map { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) },
+          change.new.map { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) }
+        )
+      }
+    }
+  }
+
+  /// The files directly in `directory` (`""`: the root) of `commit`, by path, and the paths of its subdirectories.
+  func directoryListing(of commit: String, directory: String) throws
+    -> (files: [String: StoredFile], directories: [String])
+  {
+    let id = try objectID(commit)
+    return try mapped {
+      let listing = try git.directoryListing(ofCommit: id, directory: directory)
+      let files = listing.files.mapValues { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) }
+      return (files, listing.directories)
     }
   }
 
@@ -483,18 +516,23 @@ final class NoteHistory {
   ) throws -> String {
     let parentIDs = try parents.map(objectID)
     return try mapped {
-      var entries: [String: TreeEntry] = [:]
+      // Only what differs from the first parent (`ours`, the local head) is written: its unchanged subtrees are
+      // reused, and the new blobs and trees go into one pack.
+      var changes: [String: NewTreeFile?] = [:]
       for (path, content) in tree {
         let side = ours[path] ?? theirs[path]
         if let stored = content.storedID {
+          if let local = ours[path], local.id == stored { continue }
           let kept = [ours[path], theirs[path]].compactMap { $0 }.first { $0.id == stored }
-          entries[path] = TreeEntry(id: try objectID(stored), mode: kept?.mode.exact ?? side?.mode.gitMode ?? .blob)
+          changes[path] = .stored(
+            TreeEntry(id: try objectID(stored), mode: kept?.mode.exact ?? side?.mode.gitMode ?? .blob))
         } else {
           let bytes = content.data ?? Data()
-          entries[path] = TreeEntry(id: try git.writeBlob(bytes), mode: side?.mode.gitMode ?? .blob)
+          changes[path] = .bytes(bytes, mode: side?.mode.gitMode ?? .blob)
         }
       }
-      let treeID = try git.writeTree(entries, base: parentIDs.first)
+      for path in ours.keys where tree[path] == nil { changes[path] = .some(nil) }
+      let treeID = try git.writeTree(updating: parentIDs.first, with: changes)
       let signature = git.defaultSignature(date: date)
       return try git.createCommit(
         tree: treeID, parents: parentIDs, message: message, author: signature, committer: signature
