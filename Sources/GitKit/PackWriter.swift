@@ -39,11 +39,7 @@ final class PackWriter {
     body.reserveCapacity(min(limit, 4 << 20))
   }
 
-  enum ObjectType: UInt8 {
-    case commit = 1
-    case tree = 2
-    case blob = 3
-  }
+  typealias ObjectType = PackObjectType
 
   /// Whether this writer already holds `id`.
   func contains(_ id: [UInt8]) -> Bool { written.contains(id) }
@@ -53,16 +49,7 @@ final class PackWriter {
     guard written.insert(id).inserted else { return }
     if !body.isEmpty, body.count + data.count > limit { try flush() }
     let start = body.count
-    // Type and size: 3 bits of type and 4 of size in the first byte, 7 more bits of size per byte after it.
-    var size = data.count
-    var byte = (type.rawValue << 4) | UInt8(size & 0x0F)
-    size >>= 4
-    while size > 0 {
-      body.append(byte | 0x80)
-      byte = UInt8(size & 0x7F)
-      size >>= 7
-    }
-    body.append(byte)
+    type.appendHeader(size: data.count, to: &body)
     // Already-compressed content (images, video) is stored rather than deflated again.
     try stream.compress(data, into: &body, storeIfIncompressible: type == .blob && data.count >= 64 * 1024)
     let crc = body.withUnsafeBytes { zlib.crc32(0, UnsafeRawBufferPointer(rebasing: $0[start...])) }
@@ -185,5 +172,27 @@ final class PackWriter {
     out.append(UInt8((value >> 16) & 0xFF))
     out.append(UInt8((value >> 8) & 0xFF))
     out.append(UInt8(value & 0xFF))
+  }
+}
+
+/// The types of the objects nb writes into packs, numbered as a pack entry's header numbers them (deltas, 6 and 7,
+/// are never written).
+enum PackObjectType: UInt8 {
+  case commit = 1
+  case tree = 2
+  case blob = 3
+
+  /// Appends a pack entry's header for an object of `size` bytes: 3 bits of type and the low 4 bits of size in the
+  /// first byte, then 7 more bits of size a byte, low first, the high bit saying another byte follows.
+  func appendHeader(size: Int, to body: inout [UInt8]) {
+    var size = size
+    var byte = (rawValue << 4) | UInt8(size & 0x0F)
+    size >>= 4
+    while size > 0 {
+      body.append(byte | 0x80)
+      byte = UInt8(size & 0x7F)
+      size >>= 7
+    }
+    body.append(byte)
   }
 }

@@ -146,19 +146,7 @@ private struct RawTreeEntry {
 /// A pack being assembled in memory: objects whole (no deltas), each in a zlib stream of stored (uncompressed)
 /// blocks — the pack exists to save the files of loose objects, not bytes; `git gc` compresses it like any other.
 struct PackStream {
-  enum ObjectType: UInt8 {
-    case commit = 1
-    case tree = 2
-    case blob = 3
-
-    var libgit2: git_object_t {
-      switch self {
-      case .commit: GIT_OBJECT_COMMIT
-      case .tree: GIT_OBJECT_TREE
-      case .blob: GIT_OBJECT_BLOB
-      }
-    }
-  }
+  typealias ObjectType = PackObjectType
 
   private var body: [UInt8] = []
   private var ids: Set<String> = []
@@ -172,16 +160,7 @@ struct PackStream {
       _ = git_odb_hash(&oid, bytes.baseAddress, bytes.count, type.libgit2)
       guard ids.insert(ObjectID(oid).hex).inserted else { return oid }
       count += 1
-      // Type and size: 3 bits of type and 4 of size in the first byte, then 7 bits of size a byte, low first.
-      var size = bytes.count
-      var byte = (type.rawValue << 4) | UInt8(size & 0x0f)
-      size >>= 4
-      while size > 0 {
-        body.append(byte | 0x80)
-        byte = UInt8(size & 0x7f)
-        size >>= 7
-      }
-      body.append(byte)
+      type.appendHeader(size: bytes.count, to: &body)
       Self.appendZlibStored(bytes, to: &body)
       return oid
     }
@@ -245,5 +224,15 @@ struct PackStream {
     let pack = bytes
     try check("git_odb_writepack.append", pack.withUnsafeBytes { append(writer, $0.baseAddress, $0.count, &stats) })
     try check("git_odb_writepack.commit", commit(writer, &stats))
+  }
+}
+
+extension PackObjectType {
+  var libgit2: git_object_t {
+    switch self {
+    case .commit: GIT_OBJECT_COMMIT
+    case .tree: GIT_OBJECT_TREE
+    case .blob: GIT_OBJECT_BLOB
+    }
   }
 }
