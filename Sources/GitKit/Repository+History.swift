@@ -110,6 +110,20 @@ extension Repository {
   /// the old and the new path of each change. No rename detection: a derived cache that re-reads both ends of a
   /// move needs none, and skipping it keeps a diff of two distant commits proportional to the subtrees that differ.
   public func changedPaths(from old: ObjectID?, to new: ObjectID) throws -> Set<String> {
+    var paths = Set<String>()
+    try forEachTreeDelta(from: old, to: new) { delta in
+      if let path = delta.old_file.path { paths.insert(String(cString: path)) }
+      if let path = delta.new_file.path { paths.insert(String(cString: path)) }
+    }
+    return paths
+  }
+
+  /// Hands `body` every file that differs between the trees of commits `old` (nil: the empty tree) and `new`, as
+  /// `git diff-tree -r` lists them (no rename detection). Only the subtrees that differ are read, so the cost
+  /// follows the change, not the repository. `flags`: more `git_diff_option_t` flags.
+  func forEachTreeDelta(
+    from old: ObjectID?, to new: ObjectID, flags: UInt32 = 0, _ body: (git_diff_delta) throws -> Void
+  ) throws {
     let newTree = try commitTree(new)
     defer { git_tree_free(newTree) }
     var oldTree: OpaquePointer?
@@ -117,16 +131,14 @@ extension Repository {
     if let old { oldTree = try commitTree(old) }
     var options = git_diff_options()
     try check("git_diff_options_init", git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
+    options.flags |= flags
     var diff: OpaquePointer?
     try check("git_diff_tree_to_tree", git_diff_tree_to_tree(&diff, pointer, oldTree, newTree, &options))
     defer { git_diff_free(diff) }
-    var paths = Set<String>()
     for i in 0..<git_diff_num_deltas(diff) {
       guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
-      if let path = delta.old_file.path { paths.insert(String(cString: path)) }
-      if let path = delta.new_file.path { paths.insert(String(cString: path)) }
+      try body(delta)
     }
-    return paths
   }
 
   /// The id of the blob at `path` in `commit`'s tree; nil when absent or not a blob (a directory or submodule).

@@ -211,16 +211,6 @@ extension Repository {
   public func treeChanges(from old: ObjectID, to new: ObjectID) throws
     -> [String: (old: TreeEntry?, new: TreeEntry?)]
   {
-    let oldTree = try commitTree(old)
-    defer { git_tree_free(oldTree) }
-    let newTree = try commitTree(new)
-    defer { git_tree_free(newTree) }
-    var options = git_diff_options()
-    try check("git_diff_options_init", git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
-    options.flags |= GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
-    var diff: OpaquePointer?
-    try check("git_diff_tree_to_tree", git_diff_tree_to_tree(&diff, pointer, oldTree, newTree, &options))
-    defer { git_diff_free(diff) }
     func entry(_ file: git_diff_file, present: Bool) throws -> TreeEntry? {
       guard present else { return nil }
       guard let mode = FileMode(rawValue: UInt32(file.mode)) else {
@@ -231,10 +221,8 @@ extension Repository {
       return TreeEntry(id: ObjectID(file.id), mode: mode)
     }
     var changes: [String: (old: TreeEntry?, new: TreeEntry?)] = [:]
-    for i in 0..<git_diff_num_deltas(diff) {
-      guard let delta = git_diff_get_delta(diff, i)?.pointee,
-        let path = (delta.new_file.path ?? delta.old_file.path).map({ String(cString: $0) })
-      else { continue }
+    try forEachTreeDelta(from: old, to: new, flags: GIT_DIFF_INCLUDE_TYPECHANGE.rawValue) { delta in
+      guard let path = (delta.new_file.path ?? delta.old_file.path).map({ String(cString: $0) }) else { return }
       changes[path] = (
         try entry(delta.old_file, present: delta.status != GIT_DELTA_ADDED),
         try entry(delta.new_file, present: delta.status != GIT_DELTA_DELETED)
@@ -462,22 +450,12 @@ extension Repository {
   /// Which paths a checkout from `old` to `new` touches, split by how their files are written (see
   /// ``checkoutPass(_:target:paths:inPlace:dryRun:)``).
   private func checkoutPlan(from old: ObjectID, to new: ObjectID) throws -> CheckoutPlan {
-    let newTree = try commitTree(new)
-    defer { git_tree_free(newTree) }
-    let oldTree = try commitTree(old)
-    defer { git_tree_free(oldTree) }
-    var options = git_diff_options()
-    try check("git_diff_options_init", git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
-    var diff: OpaquePointer?
-    try check("git_diff_tree_to_tree", git_diff_tree_to_tree(&diff, pointer, oldTree, newTree, &options))
-    defer { git_diff_free(diff) }
     var odb: OpaquePointer?
     try check("git_repository_odb", git_repository_odb(&odb, pointer))
     defer { git_odb_free(odb) }
     var plan = CheckoutPlan(inPlace: [], others: [])
     let regular: Set<UInt32> = [FileMode.blob.rawValue, FileMode.executable.rawValue]
-    for i in 0..<git_diff_num_deltas(diff) {
-      guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+    try forEachTreeDelta(from: old, to: new) { delta in
       let oldPath = delta.old_file.path.map { String(cString: $0) }
       let newPath = delta.new_file.path.map { String(cString: $0) }
       var file = stat()

@@ -95,8 +95,13 @@ public enum LinkRewriter {
       }
     }
     guard !edits.isEmpty else { return LinkRewrite(text: text, edits: [], unwritable: unwritable) }
+    return LinkRewrite(text: apply(edits, to: Array(text.utf8)), edits: edits, unwritable: unwritable)
+  }
+
+  /// `utf8` with each edit's range replaced by its new bytes; `edits` in text order, not overlapping. Every other
+  /// byte is kept as it is.
+  public static func apply(_ edits: [LinkEdit], to utf8: [UInt8]) -> String {
     var result: [UInt8] = []
-    let utf8 = Array(text.utf8)
     result.reserveCapacity(utf8.count + edits.count * 16)
     var position = 0
     for edit in edits {
@@ -105,7 +110,7 @@ public enum LinkRewriter {
       position = edit.range.upperBound
     }
     result += utf8[position...]
-    return LinkRewrite(text: String(decoding: result, as: UTF8.self), edits: edits, unwritable: unwritable)
+    return String(decoding: result, as: UTF8.self)
   }
 
   /// The decoded path part that makes `link` reach `path` from `source`, in the link's form; nil if none does.

@@ -131,16 +131,7 @@ enum LinkFollow {
         $0.range.lowerBound < $1.range.lowerBound
       }
       guard !edits.isEmpty else { continue }
-      var text: [UInt8] = []
-      text.reserveCapacity(merged.count + edits.count * 16)
-      var position = 0
-      for edit in edits {
-        text += merged[position..<edit.range.lowerBound]
-        text += edit.new.utf8
-        position = edit.range.upperBound
-      }
-      text += merged[position...]
-      result.texts[note.path] = String(decoding: text, as: UTF8.self)
+      result.texts[note.path] = LinkRewriter.apply(edits, to: merged)
       result.followed += edits.map { FollowedLink(path: note.path, line: $0.line, old: $0.old, new: $0.new) }
     }
     return result
