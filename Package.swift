@@ -29,8 +29,10 @@ let package = Package(
     .target(name: "CSQLiteShim"),
     // Text both file formats share (RFC 3339 instants, UUID text, counted nouns); `package` access, not a product.
     .target(name: "TextFormat"),
-    // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation only.
-    .target(name: "InkKit", dependencies: ["TextFormat"]),
+    // libxml2's streaming reader for the InkML import, loaded with dlopen on first use (LazyLibXML2.c says why).
+    .target(name: "CLibXML2", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+    // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation, and libxml2 for InkML.
+    .target(name: "InkKit", dependencies: ["TextFormat", "CLibXML2"]),
     // Tasks as plain text: dates, recurrence rules, checklist and Obsidian Tasks lines, iCalendar and todo.txt.
     // Pure functions over values; Foundation only. NoteStore's index reads tasks with it.
     .target(name: "TaskKit", dependencies: ["TextFormat"]),

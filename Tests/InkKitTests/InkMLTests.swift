@@ -315,6 +315,11 @@ final class InkMLTests: XCTestCase {
     assertError("hello, world", contains: "not well-formed XML")
     assertError("", contains: "empty or not XML")
     assertError("<ink xmlns=\"http://www.w3.org/2003/InkML\"><trace>1 2</ink>", contains: "XML")
+    // libxml2's own account of the fault, on one line, with the line it is on.
+    assertError(
+      "<ink xmlns=\"http://www.w3.org/2003/InkML\">\n<trace>1 2</trace>\n<trace>3 4</tracer>\n</ink>", line: 3,
+      contains: "mismatch")
+    assertError("<ink xmlns=\"http://www.w3.org/2003/InkML\">\n<trace>1 2</trace>\n", contains: "truncated")
   }
 
   func testRootMustBeInk() {

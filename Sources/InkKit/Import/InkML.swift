@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationXML)
-  import FoundationXML
-#endif
-
 /// An InkML file nb cannot import: what is wrong and, when known, on which line of the XML.
 public struct InkMLError: Error, Equatable, CustomStringConvertible {
   /// 1-based line of the XML where the problem was found (nil when the parser gave none).
@@ -61,29 +57,29 @@ public enum InkML {
   public static func read(
     _ data: Data, created: Date? = nil, makeID: @escaping () -> String = { InkID.make() }
   ) throws -> InkDocument {
-    let parser = XMLParser(data: data)
-    parser.shouldProcessNamespaces = true
-    parser.shouldResolveExternalEntities = false
     let reader = InkMLReader(makeID: makeID, created: created)
-    parser.delegate = reader
-    _ = parser.parse()
-    if let failure = reader.failure {
-      throw InkMLError(line: failure.line, message: failure.message)
+    if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+      throw InkMLError(line: nil, message: "no XML root element: the data is empty or not XML")
     }
-    // XMLParser can report success on a document cut short, so the reader's own bookkeeping decides.
-    if let error = parser.parserError {
-      let code = (error as NSError).code
-      let line = parser.lineNumber > 0 ? parser.lineNumber : nil
-      if reader.sawRoot && !reader.isComplete {
-        throw InkMLError(line: line, message: "the XML ends before </ink> (truncated?) (parser error \(code))")
+    do {
+      try XMLStream.read(data, reader.take)
+    } catch let failure as InkMLReader.Failure {
+      throw InkMLError(line: failure.line, message: failure.message)
+    } catch let failure as XMLStream.Failure {
+      switch failure.kind {
+      case .unavailable:
+        throw InkMLError(line: nil, message: "cannot read InkML: \(failure.message)")
+      case .malformed where reader.sawRoot && !reader.isComplete:
+        throw InkMLError(line: failure.line, message: "the XML ends before </ink> (truncated?): \(failure.message)")
+      case .malformed:
+        throw InkMLError(line: failure.line, message: "not well-formed XML: \(failure.message)")
       }
-      throw InkMLError(line: line, message: "not well-formed XML (parser error \(code))")
     }
     if !reader.sawRoot {
       throw InkMLError(line: nil, message: "no XML root element: the data is empty or not XML")
     }
     if !reader.isComplete {
-      throw InkMLError(line: parser.lineNumber, message: "the XML ends before </ink> (truncated?)")
+      throw InkMLError(line: nil, message: "the XML ends before </ink> (truncated?)")
     }
     return InkDocument(strokes: reader.finishedStrokes())
   }

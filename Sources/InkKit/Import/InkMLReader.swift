@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationXML)
-  import FoundationXML
-#endif
-
 /// A brush as InkML describes it; every property optional so a brush can inherit from another (`brushRef`).
 struct InkMLBrush: Sendable {
   var color: InkColor?
@@ -24,8 +20,8 @@ struct InkMLContext: Sendable {
   static let standard = InkMLContext(format: .standard, brush: nil)
 }
 
-/// The SAX side of `InkML.read`: builds strokes while `XMLParser` walks the document.
-final class InkMLReader: NSObject, XMLParserDelegate {
+/// The element side of `InkML.read`: builds strokes from the events of ``XMLStream``, in document order.
+final class InkMLReader {
   private enum Frame {
     case ink
     case definitions
@@ -66,7 +62,6 @@ final class InkMLReader: NSObject, XMLParserDelegate {
   private var formats: [String: InkMLTraceFormat] = [:]
   private var brushes: [String: InkMLBrush] = [:]
   private var current = InkMLContext.standard
-  private(set) var failure: Failure?
   private var totalPoints = 0
 
   /// Strokes made so far, in document order; `forceToNormalise` marks those whose force has no declared range.
@@ -100,52 +95,27 @@ final class InkMLReader: NSObject, XMLParserDelegate {
     return result
   }
 
-  // MARK: XMLParserDelegate
+  // MARK: Events
 
-  func parser(
-    _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-    attributes: [String: String] = [:]
-  ) {
-    guard failure == nil else { return }
+  /// Takes one event of the document; throws ``Failure`` at the first thing nb cannot read, which ends the reading.
+  func take(_ event: XMLStream.Event) throws {
     do {
-      try start(elementName, namespace: namespaceURI ?? "", attributes: attributes, line: parser.lineNumber)
+      switch event {
+      case .start(let name, let namespace, let attributes, let line):
+        try start(name, namespace: namespace, attributes: attributes, line: line)
+      case .end(let line):
+        try end(line: line)
+      case .text(let bytes):
+        guard skipDepth == 0, case .trace(var trace)? = stack.last, !trace.skip else { return }
+        stack[stack.count - 1] = .leaf  // drop the reference so the append does not copy the buffer
+        trace.text.append(contentsOf: bytes)
+        stack[stack.count - 1] = .trace(trace)
+      }
     } catch let error as Failure {
-      fail(parser, error)
+      throw error
     } catch {
-      fail(parser, Failure(line: parser.lineNumber, message: "\(error)"))
+      throw Failure(line: event.line, message: "\(error)")
     }
-  }
-
-  func parser(
-    _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
-  ) {
-    guard failure == nil else { return }
-    do {
-      try end(line: parser.lineNumber)
-    } catch let error as Failure {
-      fail(parser, error)
-    } catch {
-      fail(parser, Failure(line: parser.lineNumber, message: "\(error)"))
-    }
-  }
-
-  func parser(_ parser: XMLParser, foundCharacters string: String) {
-    guard failure == nil, skipDepth == 0, case .trace(var trace)? = stack.last, !trace.skip else { return }
-    stack[stack.count - 1] = .leaf  // drop the reference so the append does not copy the buffer
-    trace.text.append(contentsOf: string.utf8)
-    stack[stack.count - 1] = .trace(trace)
-  }
-
-  func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-    guard failure == nil, skipDepth == 0, case .trace(var trace)? = stack.last, !trace.skip else { return }
-    stack[stack.count - 1] = .leaf
-    trace.text.append(contentsOf: CDATABlock)
-    stack[stack.count - 1] = .trace(trace)
-  }
-
-  private func fail(_ parser: XMLParser, _ error: Failure) {
-    failure = error
-    parser.abortParsing()
   }
 
   // MARK: Elements
