@@ -41,6 +41,24 @@ final class FrontMatterYAMLScalarTests: XCTestCase {
     }
   }
 
+  /// `format` asks Yams' resolver only about text that opens with a sign, digit, `.`, `<`, `=` or `~`; every other
+  /// opening, followed by the tails of the resolver's rules, must still read back as the same string.
+  func testEveryOpeningWithResolverTailsReadsBack() throws {
+    let tails = [
+      "", "inf", "Inf", "nan", "NaN", "0", "1", "5", "e3", "_000", ":30", "1:20", "x1F", "o17", "<", "=", "2026-11-22",
+      "ull", "rue", "es", "o", "n", "ff", " b", "0.5", ".5", "::",
+    ]
+    for code in UInt32(0x21)...UInt32(0x7E) {
+      let opening = Character(Unicode.Scalar(code)!)
+      for tail in tails {
+        let text = String(opening) + tail
+        let (value, isString) = try readsBackBlock(YAMLScalar.format(text))
+        XCTAssertEqual(value, text, YAMLScalar.format(text))
+        XCTAssertTrue(isString, "\(text.debugDescription) -> \(YAMLScalar.format(text)) is not a string")
+      }
+    }
+  }
+
   func testEscapes() {
     XCTAssertEqual(YAMLScalar.format("a \"b\" \\ c"), "a \"b\" \\ c")
     XCTAssertEqual(YAMLScalar.format("\"q\" \\"), "\"\\\"q\\\" \\\\\"")

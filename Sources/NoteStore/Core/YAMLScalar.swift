@@ -73,9 +73,18 @@ enum YAMLScalar {
       if scalar == "#", index > 0, isBlank(scalars[index - 1]) { return false }
     }
     if looksNumeric(scalars) { return false }
+    // Past the checks above, only text opening with one of these can match a rule of Yams' default resolver other
+    // than str (null, bool, int, float, timestamp, merge `<<`, value `=`: each of their patterns begins with a sign,
+    // a digit, `.`, `<`, `=` or `~`, or is a reserved word). The resolver compiles every rule's regular expression on
+    // first use, a millisecond of `nb add`, so a title or id that cannot be anything but a string never asks it.
+    guard resolverOpeners.contains(first) else { return true }
     // The resolver of the library nb itself reads with has the final word on what stays a string.
     return Resolver.default.resolveTag(of: Node(string)) == .str
   }
+
+  private static let resolverOpeners: Set<Unicode.Scalar> = [
+    "+", "-", ".", "<", "=", "~", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
+  ]
 
   /// Number-like text (`1.5`, `+3`, `.5`, `0o17`, `1_000`) is quoted even where one resolver or another would keep
   /// it a string: other tools reading the note may use a different schema.
