@@ -42,16 +42,17 @@ struct List: ParsableCommand {
     let notes = try RepositoryOptions.open(directory: directory)
     var text = try queryText(words)
     // The older form `nb list work [-r]`: a notebook that exists, named alone.
-    let notebooks = text.isEmpty || text.contains(where: { $0 == ":" || $0.isWhitespace }) ? [] : try notes.notebooks()
     let named = text.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-    if notebooks.contains(where: { $0.path == named }) {
+    let children =
+      text.isEmpty || text.contains(where: { $0 == ":" || $0.isWhitespace }) ? nil : notes.childNotebookPaths(of: named)
+    if let children {
       text = "notebook:\"\(named)\""
       // Without --recursive, only the notebook's own notes: each child notebook's subtree is left out.
       if !recursive {
-        for child in notebooks where child.parent == named { text += " -notebook:\"\(child.path)\"" }
+        for child in children { text += " -notebook:\"\(child)\"" }
       }
     } else if recursive {
-      throw ValidationError("--recursive goes with a notebook path, e.g. nb list work --recursive")
+      throw CommandError("--recursive goes with a notebook path, e.g. nb list work --recursive")
     }
     let filters = tags.map { "tag:\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "#")))\"" }
     let query = query(([text] + filters).filter { !$0.isEmpty }.joined(separator: " "), .path, nil)

@@ -35,6 +35,21 @@ final class ListTests: NBCLITestCase {
     XCTAssertEqual(try listedPaths("inbox"), ["inbox/zulu-alpha.md"])
   }
 
+  /// A notebook named alone is found by reading only the directories down to it: at every depth, with a trailing
+  /// slash, and never for a path that is not a notebook (then --recursive is refused, nothing listed).
+  func testNotebookListingAtEveryDepth() throws {
+    try makeNotes()
+    try nbSucceeds("add", "Delta", "--notebook", "work/projects/deep", "--content", "4")
+    XCTAssertEqual(try listedPaths("work"), ["work/bravo.md"])
+    XCTAssertEqual(try listedPaths("work/projects"), ["work/projects/charlie.md"])
+    XCTAssertEqual(try listedPaths("work/projects/"), ["work/projects/charlie.md"])
+    XCTAssertEqual(
+      try listedPaths("work/projects", "--recursive"), ["work/projects/charlie.md", "work/projects/deep/delta.md"])
+    XCTAssertEqual(try listedPaths("work/projects/deep"), ["work/projects/deep/delta.md"])
+    try assertRefused(["list", "work/nowhere", "--recursive"], mentioning: ["--recursive"])
+    try assertRefused(["list", ".git", "--recursive"], mentioning: ["--recursive"])
+  }
+
   func testTagFilterSortReverseAndLimit() throws {
     try makeNotes()
     XCTAssertEqual(try listedPaths("--tag", "a"), ["inbox/zulu-alpha.md", "work/bravo.md"])

@@ -7,6 +7,13 @@ extension NoteRepository {
     scanner.notebooks()
   }
 
+  /// The paths of the notebooks directly inside `notebook`, or nil when `notebook`, spelled exactly as on disk, is
+  /// not a notebook. Unlike ``notebooks()``, which walks every directory, it reads only the directories from the root
+  /// down to `notebook`: what `nb list NOTEBOOK` needs to leave the child notebooks out.
+  public func childNotebookPaths(of notebook: String) -> [String]? {
+    scanner.childNotebookPaths(of: notebook)
+  }
+
   /// Top-level notebooks.
   public func rootNotebooks() throws -> [Notebook] {
     try notebooks().filter { $0.parent.isEmpty }

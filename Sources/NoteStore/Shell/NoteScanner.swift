@@ -146,6 +146,32 @@ final class NoteScanner {
     return result.sorted { $0.path < $1.path }
   }
 
+  /// The paths of the notebooks directly inside `path`, or nil when `path` (spelled as on disk) is not a notebook.
+  /// Reads only the directories from the root down to `path`, where ``notebooks()`` reads every one.
+  func childNotebookPaths(of path: String) -> [String]? {
+    let components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    guard !path.isEmpty, !components.contains(where: \.isEmpty) else { return nil }
+    var directory = ""
+    for index in 0...components.count {
+      let full = directory.isEmpty ? root : root + "/" + directory
+      var children: [String] = []
+      var noteNames = Set<String>()
+      for entry in FileSystem.entries(of: full) where !entry.name.hasPrefix(".") {
+        if entry.isDirectory {
+          children.append(entry.name)
+        } else if entry.isRegular, entry.name.hasSuffix(".md") {
+          noteNames.insert(entry.name)
+        }
+      }
+      let notebooks = Self.notebookChildren(
+        children, of: directory, noteNames: noteNames, attachmentFolders: attachmentFolders)
+      guard index < components.count else { return notebooks.map { RepoPaths.join(directory, $0) } }
+      guard notebooks.contains(components[index]) else { return nil }
+      directory = RepoPaths.join(directory, components[index])
+    }
+    return nil
+  }
+
   /// Reads one note's metadata from disk; problems become the note's `warning`, never an error, because listing
   /// must go on when one file is broken.
   static func readNote(root: String, path: String) -> Note {
