@@ -79,7 +79,17 @@ let package = Package(
     // takes. The shared libraries it loads keep their address randomisation.
     .executableTarget(
       name: "nb", dependencies: ["NBCLI"],
-      linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]
+      linkerSettings: [
+        .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release)),
+        // The three mbedTLS functions CLibGit2/DeferredCertificates.c defines, exported so libgit2's calls bind to
+        // them: the CA bundle is then parsed by the first TLS connection, not by every git_libgit2_init().
+        .unsafeFlags(
+          [
+            "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file",
+            "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_free",
+            "-Xlinker", "--export-dynamic-symbol=mbedtls_ssl_setup",
+          ], .when(platforms: [.linux])),
+      ]
     ),
     .executableTarget(name: "nb-bench", dependencies: ["NoteStore", "InkKit", "InboxKit", "NBTestSupport"]),
     // Not a product: helpers shared by the test targets and the benchmark. It links libgit2 itself only for the

@@ -130,6 +130,10 @@ int nb_git_get_search_path(int level, git_buf *out) {
   return libgit2Options()(GIT_OPT_GET_SEARCH_PATH, level, out);
 }
 
+int nb_git_set_ssl_cert_locations(const char *file, const char *path) {
+  return libgit2Options()(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
+}
+
 // The functions GitKit and NBTestSupport call, sorted by name.
 NB_GIT(int, git_blob_create_from_buffer,
   (git_oid *id, git_repository *repo, const void *buffer, size_t len), (id, repo, buffer, len))

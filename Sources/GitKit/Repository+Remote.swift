@@ -338,10 +338,32 @@ extension Repository {
     try check("git_proxy_options_init", git_proxy_options_init(&proxy, UInt32(GIT_PROXY_OPTIONS_VERSION)))
     // Honour http_proxy / https_proxy and git's http.proxy like the git CLI does.
     proxy.type = GIT_PROXY_AUTO
+    try useConfiguredCertificates(name: name)
     let rc = git_remote_connect(remote, direction, &callbacks, &proxy, nil)
     if rc < 0 { throw context.error("git_remote_connect", rc, remote: name) }
     // The server answered past authentication, so what was offered for it worked.
     context.settle(.accepted)
+  }
+
+  /// The CA certificates git itself would verify an https server with, when they are not the system's: the
+  /// environment's `GIT_SSL_CAINFO` / `GIT_SSL_CAPATH`, else the config's `http.sslCAInfo` / `http.sslCAPath` (a
+  /// company's own CA, a self-hosted server). libgit2 reads neither; without them it uses the system bundle.
+  private func useConfiguredCertificates(name: String) throws {
+    let environment = ProcessInfo.processInfo.environment
+    func setting(_ variable: String, _ key: String) -> String? {
+      if let value = environment[variable], !value.isEmpty { return value }
+      return config(key).flatMap { $0.isEmpty ? nil : ($0.hasPrefix("~/") ? NSHomeDirectory() + $0.dropFirst() : $0) }
+    }
+    let file = setting("GIT_SSL_CAINFO", "http.sslCAInfo")
+    let directory = setting("GIT_SSL_CAPATH", "http.sslCAPath")
+    guard file != nil || directory != nil else { return }
+    // A location that cannot be read would otherwise surface as every certificate failing to verify.
+    for location in [file, directory].compactMap({ $0 }) where access(location, R_OK) != 0 {
+      throw GitError(
+        function: "http.sslCAInfo", code: -1,
+        message: "cannot read the CA certificates at \(location) (from GIT_SSL_CAINFO/GIT_SSL_CAPATH or http.sslCAInfo/http.sslCAPath); fix or unset it")
+    }
+    try check("git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS)", nb_git_set_ssl_cert_locations(file, directory))
   }
 
   private func listing(_ remote: OpaquePointer, context: RemoteCallbackContext, name: String) throws

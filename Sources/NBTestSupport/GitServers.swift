@@ -122,10 +122,17 @@ public final class GitHTTPServer {
   /// True when python3 is on PATH (the server needs it).
   public static var isAvailable: Bool { (try? ProcessRunner.resolve("python3")) != nil }
 
+  /// Whether the server speaks TLS (`https://`).
+  public let tls: Bool
+
   /// Starts the server and waits until it accepts connections; with `basicAuth` (user, password) every request
-  /// without exactly those credentials gets a 401.
-  public init(basePath: URL, environment: [String: String], basicAuth: (String, String)? = nil) throws {
+  /// without exactly those credentials gets a 401; with `tls` (PEM certificate and key files) it serves https.
+  public init(
+    basePath: URL, environment: [String: String], basicAuth: (String, String)? = nil,
+    tls: (certificate: URL, key: URL)? = nil
+  ) throws {
     port = try LocalPort.free()
+    self.tls = tls != nil
     let execPath = try ProcessRunner.run("git", arguments: ["--exec-path"], environment: environment)
       .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     var env = environment
@@ -133,13 +140,17 @@ public final class GitHTTPServer {
     env["GIT_HTTP_EXPORT_ALL"] = "1"
     if let (user, password) = basicAuth { env["NB_HTTP_AUTH"] = Data("\(user):\(password)".utf8).base64EncodedString() }
     env["NB_HTTP_BACKEND"] = URL(fileURLWithPath: execPath).appendingPathComponent("git-http-backend").path
+    if let tls {
+      env["NB_HTTP_TLS_CERT"] = tls.certificate.path
+      env["NB_HTTP_TLS_KEY"] = tls.key.path
+    }
     process = try ProcessRunner.launch(
       "python3", arguments: ["-c", Self.script, String(port)], environment: env)
     try LocalPort.waitUntilListening(port, process: process)
   }
 
-  /// `http://127.0.0.1:<port>/<name>`.
-  public func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
+  /// `http://127.0.0.1:<port>/<name>` (`https://` with TLS).
+  public func url(_ name: String) -> String { "\(tls ? "https" : "http")://127.0.0.1:\(port)/\(name)" }
 
   /// Stops the server (idempotent).
   public func stop() {
@@ -218,6 +229,12 @@ public final class GitHTTPServer {
         daemon_threads = True
         allow_reuse_address = True
 
-    Server(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+    server = Server(("127.0.0.1", int(sys.argv[1])), Handler)
+    if os.environ.get("NB_HTTP_TLS_CERT"):
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(os.environ["NB_HTTP_TLS_CERT"], os.environ["NB_HTTP_TLS_KEY"])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.serve_forever()
     """#
 }

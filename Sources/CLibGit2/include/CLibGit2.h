@@ -18,4 +18,8 @@ int nb_git_set_search_path(int level, const char *path);
 /// Reads the config search path of one level into `out` (free with git_buf_dispose).
 int nb_git_get_search_path(int level, git_buf *out);
 
+/// The CA certificates TLS verifies servers with: a bundle file, a directory of certificates, or both (NULL: not
+/// that one); replaces the system's. GIT_OPT_SET_SSL_CERT_LOCATIONS.
+int nb_git_set_ssl_cert_locations(const char *file, const char *path);
+
 #endif

@@ -97,7 +97,7 @@ final class NoteHistory {
     case .certificate:
       return .syncFailed(
         "\(remote): the TLS certificate of \(url) did not verify\(because); check the URL, or install the "
-          + "server's certificate authority on this machine, then retry")
+          + "server's certificate authority on this machine (or name its file in git's http.sslCAInfo), then retry")
     case .invalidRefspec, .other:
       return .syncFailed("\(remote): talking to \(url) failed\(because)")
     }
