@@ -83,15 +83,13 @@ let package = Package(
         .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release)),
         // The three mbedTLS functions CLibGit2/DeferredCertificates.c defines, exported so libgit2's calls bind to
         // them: the CA bundle is then parsed by the first TLS connection, not by every git_libgit2_init().
-        .unsafeFlags(
-          [
-            "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file",
-            "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_free",
-            "-Xlinker", "--export-dynamic-symbol=mbedtls_ssl_setup",
-          ], .when(platforms: [.linux])),
+        .unsafeFlags(deferredCertificateExports, .when(platforms: [.linux])),
       ]
     ),
-    .executableTarget(name: "nb-bench", dependencies: ["NoteStore", "InkKit", "InboxKit", "NBTestSupport"]),
+    // Linked like nb (the exported mbedTLS functions), so its libgit2 start-up floor is the one nb pays.
+    .executableTarget(
+      name: "nb-bench", dependencies: ["NoteStore", "InkKit", "InboxKit", "NBTestSupport", "CLibGit2"],
+      linkerSettings: [.unsafeFlags(deferredCertificateExports, .when(platforms: [.linux]))]),
     // Not a product: helpers shared by the test targets and the benchmark. It links libgit2 itself only for the
     // in-process merge drivers and tree merge that prove the ink driver works inside a libgit2 merge (nb never runs
     // one, so that code stays out of GitKit).
@@ -116,3 +114,10 @@ let package = Package(
   ],
   swiftLanguageModes: [.v5]
 )
+
+/// The linker flags that export CLibGit2/DeferredCertificates.c's three mbedTLS functions from an executable.
+var deferredCertificateExports: [String] {
+  ["mbedtls_x509_crt_parse_file", "mbedtls_x509_crt_free", "mbedtls_ssl_setup"].flatMap {
+    ["-Xlinker", "--export-dynamic-symbol=\($0)"]
+  }
+}

@@ -393,6 +393,7 @@ func benchmark(size: Int, options: Options) throws {
   nbRuns("nb list (every note)") { _ in ["list"] }
   nbRuns("nb show area-9/topic-0/note-9.md") { _ in ["show", "area-9/topic-0/note-9.md"] }
   nbRuns("nb --version") { _ in ["--version"] }
+  rows += floorRows(root: root, samples: samples)
   if let xwmx = options.xwmx {
     rows.append(try xwmxAdd(xwmx, root: root, count: size, samples: samples, gitP50: gitP50))
   }
@@ -406,6 +407,42 @@ func gitRuns(_ arguments: [String], root: String, samples: Int) -> (p50: Double,
   var times: [Double] = []
   for _ in 0..<samples { times.append(must(spawn(["git"] + arguments, cwd: root), "git \(arguments[0])").seconds) }
   return (percentile(times, 0.5), percentile(times, 0.95), peakRSSKiB(["git", "-C", root] + arguments))
+}
+
+/// The floors no nb command goes below on this machine, measured the way the rows above are: a process that does
+/// nothing (`/bin/true`: fork, exec, exit through this benchmark's spawn), and — for the commands that touch git —
+/// loading and initialising libgit2 (`dlopen` of it and its dozen libraries, then `git_libgit2_init`), timed inside
+/// a process of this benchmark that does nothing else. This benchmark is linked like nb, so the CA bundle parse
+/// nb defers (Sources/CLibGit2/DeferredCertificates.c) is deferred here too.
+func floorRows(root: String, samples: Int) -> [Row] {
+  var spawnTimes: [Double] = []
+  for _ in 0..<samples { spawnTimes.append(must(spawn(["/bin/true"], cwd: root), "/bin/true").seconds) }
+  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+  var libgit2Times: [Double] = []
+  for _ in 0..<samples {
+    let output = root + "/.git/nb-bench-probe"
+    _ = must(spawn([executable, "--probe-libgit2"], cwd: root, output: output), "nb-bench --probe-libgit2")
+    if let text = try? String(contentsOfFile: output, encoding: .utf8),
+      let seconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    {
+      libgit2Times.append(seconds)
+    }
+    try? FileManager.default.removeItem(atPath: output)
+  }
+  return [
+    Row(
+      name: "floor: a process that does nothing (/bin/true)", p50: percentile(spawnTimes, 0.5),
+      p95: percentile(spawnTimes, 0.95)),
+    Row(
+      name: "floor: libgit2 start-up in process (dlopen + git_libgit2_init)", p50: percentile(libgit2Times, 0.5),
+      p95: percentile(libgit2Times, 0.95)),
+  ]
+}
+
+// A child of floorRows: how long libgit2 takes to load and initialise, and nothing else.
+if CommandLine.arguments.dropFirst().first == "--probe-libgit2" {
+  print(String(format: "%.9f", libGit2StartSeconds()))
+  exit(0)
 }
 
 let options = Options(arguments: Array(CommandLine.arguments.dropFirst()))
