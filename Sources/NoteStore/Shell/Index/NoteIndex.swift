@@ -182,11 +182,14 @@ final class NoteIndex {
     for suffix in ["", "-wal", "-shm", "-journal"] { try? FileSystem.remove(path + suffix) }
   }
 
+  /// How long a writer waits for another process's write (a full build of a large repository).
+  static let busyTimeoutSeconds: Double = 120
+
   static func configuration(readonly: Bool) -> Configuration {
     var configuration = Configuration()
     configuration.readonly = readonly
     // Long enough for another process's full build of a large repository; readers never wait (WAL).
-    configuration.busyMode = .timeout(120)
+    configuration.busyMode = .timeout(busyTimeoutSeconds)
     configuration.foreignKeysEnabled = false
     configuration.prepareDatabase { db in
       db.add(tokenizer: IndexTokenizer.self)
@@ -194,10 +197,11 @@ final class NoteIndex {
       // finds again.
       if !readonly {
         // Every process that opens the index first reads the whole log left by the last (its connections skip
-        // the checkpoint on close, below): a short log keeps that read short. 128 pages (512 KiB) between
-        // checkpoints; a checkpoint also cuts the file back to 1 MiB.
-        try db.execute(
-          sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 1048576; PRAGMA wal_autocheckpoint = 128")
+        // the checkpoint on close, below): a short log keeps that read short. Once a commit leaves 128 pages
+        // (512 KiB) in it, they go into the database and the log is emptied (see the shim for why SQLite's own
+        // automatic checkpoint, which never empties it here, is not used).
+        try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 1048576")
+        nb_sqlite_truncate_log_after(db.sqliteConnection, 128, Int32(busyTimeoutSeconds * 1000))
         // A command's exit would otherwise checkpoint (and fsync) the log: about a millisecond on every save.
         _ = nb_sqlite_skip_checkpoint_on_close(db.sqliteConnection)
       }
