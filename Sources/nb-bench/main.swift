@@ -417,7 +417,9 @@ func gitRuns(_ arguments: [String], root: String, samples: Int) -> (p50: Double,
 func floorRows(root: String, samples: Int) -> [Row] {
   var spawnTimes: [Double] = []
   for _ in 0..<samples { spawnTimes.append(must(spawn(["/bin/true"], cwd: root), "/bin/true").seconds) }
-  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+  // This very executable, however it was started (a bare name found on PATH included).
+  let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
   var libgit2Times: [Double] = []
   for _ in 0..<samples {
     let output = root + "/.git/nb-bench-probe"
@@ -429,6 +431,7 @@ func floorRows(root: String, samples: Int) -> [Row] {
     }
     try? FileManager.default.removeItem(atPath: output)
   }
+  if libgit2Times.count != samples { fail("nb-bench --probe-libgit2 printed no time") }
   return [
     Row(
       name: "floor: a process that does nothing (/bin/true)", p50: percentile(spawnTimes, 0.5),
