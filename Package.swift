@@ -81,15 +81,15 @@ let package = Package(
       name: "nb", dependencies: ["NBCLI"],
       linkerSettings: [
         .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release)),
-        // The three mbedTLS functions CLibGit2/DeferredCertificates.c defines, exported so libgit2's calls bind to
+        // Exports only the three mbedTLS functions CLibGit2/DeferredCertificates.c defines, so libgit2's calls bind to
         // them: the CA bundle is then parsed by the first TLS connection, not by every git_libgit2_init().
-        .unsafeFlags(deferredCertificateExports, .when(platforms: [.linux])),
+        .unsafeFlags(executableExports, .when(platforms: [.linux])),
       ]
     ),
     // Linked like nb (the exported mbedTLS functions), so its libgit2 start-up floor is the one nb pays.
     .executableTarget(
       name: "nb-bench", dependencies: ["NoteStore", "InkKit", "InboxKit", "NBTestSupport", "CLibGit2"],
-      linkerSettings: [.unsafeFlags(deferredCertificateExports, .when(platforms: [.linux]))]),
+      linkerSettings: [.unsafeFlags(executableExports, .when(platforms: [.linux]))]),
     // Not a product: helpers shared by the test targets and the benchmark. It links libgit2 itself only for the
     // in-process merge drivers and tree merge that prove the ink driver works inside a libgit2 merge (nb never runs
     // one, so that code stays out of GitKit).
@@ -115,9 +115,13 @@ let package = Package(
   swiftLanguageModes: [.v5]
 )
 
-/// The linker flags that export CLibGit2/DeferredCertificates.c's three mbedTLS functions from an executable.
-var deferredCertificateExports: [String] {
-  ["mbedtls_x509_crt_parse_file", "mbedtls_x509_crt_free", "mbedtls_ssl_setup"].flatMap {
-    ["-Xlinker", "--export-dynamic-symbol=\($0)"]
-  }
+/// What an executable exports to the libraries it loads: only CLibGit2/DeferredCertificates.c's three mbedTLS
+/// functions, which libgit2's calls must bind to. SwiftPM links executables with --export-dynamic, which put 12 000
+/// Swift symbols in nb's dynamic symbol table; every symbol libgit2 and its dozen libraries look up when nb loads
+/// them searched that table first (about 2 ms of each git command's start).
+var executableExports: [String] {
+  ["-Xlinker", "--no-export-dynamic"]
+    + ["mbedtls_x509_crt_parse_file", "mbedtls_x509_crt_free", "mbedtls_ssl_setup"].flatMap {
+      ["-Xlinker", "--export-dynamic-symbol=\($0)"]
+    }
 }
