@@ -130,6 +130,10 @@ int nb_git_get_search_path(int level, git_buf *out) {
   return libgit2Options()(GIT_OPT_GET_SEARCH_PATH, level, out);
 }
 
+int nb_git_set_strict_object_creation(int enabled) {
+  return libgit2Options()(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, enabled);
+}
+
 // The functions GitKit and NBTestSupport call, sorted by name.
 NB_GIT(int, git_blob_create_from_buffer,
   (git_oid *id, git_repository *repo, const void *buffer, size_t len), (id, repo, buffer, len))

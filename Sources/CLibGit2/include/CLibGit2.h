@@ -18,4 +18,8 @@ int nb_git_set_search_path(int level, const char *path);
 /// Reads the config search path of one level into `out` (free with git_buf_dispose).
 int nb_git_get_search_path(int level, git_buf *out);
 
+/// Turns libgit2's check that every object a new tree or commit names exists (and has the right type) on or off
+/// for the whole process (GIT_OPT_ENABLE_STRICT_OBJECT_CREATION; on by default).
+int nb_git_set_strict_object_creation(int enabled);
+
 #endif
