@@ -125,10 +125,32 @@ extension NB {
   /// Runs the read-only commands typed most often without ArgumentParser, when no word on the line is an option:
   /// building its model of a command (reflection over every property, one runtime type lookup after another) costs
   /// more than showing a note or listing a notebook. Only lines that parse exactly one way qualify — `show NOTE`,
-  /// `list [WORDS...]`, `status` — and run as their parsed form would, with every option at its default; anything
+  /// `list [WORDS...]`, `status`, `[--dir PATH] sync [--dir PATH]` — and run as their parsed form would, with every option at its default; anything
   /// else (an option, `--help`, a missing or extra operand, another command) is left to ArgumentParser, and so are
   /// its messages. Returns false when the line is not one of them.
   static func runWithoutParsing(_ arguments: [String]) throws -> Bool {
+    // `nb sync`, with at most `--dir PATH` before or after it: what a scheduler or an editor's hook runs, where
+    // the parser's cost is most of what a sync with nothing to do costs beyond the remote's round trip.
+    var rest = arguments[...]
+    var directory: String?
+    func takeDirectory() {
+      if rest.count >= 2, rest.first == "--dir", let value = rest.dropFirst().first, !value.hasPrefix("-") {
+        directory = value
+        rest = rest.dropFirst(2)
+      } else if let first = rest.first, first.hasPrefix("--dir="), first.count > "--dir=".count {
+        directory = String(first.dropFirst("--dir=".count))
+        rest = rest.dropFirst()
+      }
+    }
+    takeDirectory()
+    if rest.first == "sync" {
+      rest = rest.dropFirst()
+      if directory == nil { takeDirectory() }
+      if rest.isEmpty {
+        try Sync.sync(directory: directory)
+        return true
+      }
+    }
     guard let name = arguments.first, !arguments.contains(where: { $0.hasPrefix("-") }) else { return false }
     let operands = Array(arguments.dropFirst())
     switch name {
