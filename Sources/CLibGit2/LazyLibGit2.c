@@ -65,7 +65,10 @@ static void load(void) {
     int repeated = 0;
     for (size_t j = 0; j < i; j++) repeated |= strcmp(candidates[i], candidates[j]) == 0;
     if (repeated) continue;
-    // RTLD_NOW: a missing symbol shows here, not as a crash in the middle of a commit.
+    // RTLD_NOW: a missing symbol shows here, not as a crash in the middle of a commit. Not RTLD_DEEPBIND, which
+    // would bind libgit2's calls to mbedTLS past the three functions nb defines to defer the CA bundle's parse
+    // (DeferredCertificates.c); nb exports only those (Package.swift), so the loader's search of nb before
+    // libgit2's own libraries is short.
     library = dlopen(candidates[i], RTLD_NOW | RTLD_GLOBAL);
     if (library != NULL) {
       libraryName = candidates[i];
@@ -132,6 +135,10 @@ int nb_git_get_search_path(int level, git_buf *out) {
 
 int nb_git_set_ssl_cert_locations(const char *file, const char *path) {
   return libgit2Options()(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
+}
+
+int nb_git_set_strict_object_creation(int enabled) {
+  return libgit2Options()(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, enabled);
 }
 
 // The functions GitKit and NBTestSupport call, sorted by name.

@@ -67,6 +67,35 @@ public enum LibGit2 {
   static func initialize() {
     _ = initOnce
   }
+
+  /// Starts loading and initialising libgit2 on another thread, for a caller sure to need it soon that has other
+  /// work to do first: loading it and parsing the system's CA bundle (libgit2 does at initialisation, with mbedTLS)
+  /// take about 10 ms, and the first call then waits only for what is left of them.
+  public static func preload() {
+    Thread.detachNewThread { initialize() }
+  }
+
+  /// Runs `body` with libgit2's check that every object a new tree or commit names exists switched off, for a
+  /// caller that knows they do. The setting is the process's: a count under a lock switches it back on only when
+  /// the last overlapping caller is done (another thread creating objects meanwhile goes unchecked too, and only
+  /// the ids it passes are then trusted).
+  static func withoutStrictObjectCreation<R>(_ body: () throws -> R) rethrows -> R {
+    initialize()
+    strictness.lock()
+    if relaxedCallers == 0 { _ = nb_git_set_strict_object_creation(0) }
+    relaxedCallers += 1
+    strictness.unlock()
+    defer {
+      strictness.lock()
+      relaxedCallers -= 1
+      if relaxedCallers == 0 { _ = nb_git_set_strict_object_creation(1) }
+      strictness.unlock()
+    }
+    return try body()
+  }
+
+  private static let strictness = NSLock()
+  nonisolated(unsafe) private static var relaxedCallers = 0
 }
 
 private let initOnce: Int32 = git_libgit2_init()

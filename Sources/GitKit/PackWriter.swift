@@ -36,7 +36,9 @@ final class PackWriter {
     self.stream = stream
     self.packDirectory = objectsDirectory + "/pack"
     self.limit = limit
-    body.reserveCapacity(min(limit, 4 << 20))
+    // Room for a full pack and the compressor's slack on its last object, once: growing by doubling copied the
+    // buffer each time and left it at twice the limit.
+    body.reserveCapacity(limit + limit / 8 + (64 << 10))
   }
 
   typealias ObjectType = PackObjectType
@@ -50,8 +52,10 @@ final class PackWriter {
     if !body.isEmpty, body.count + data.count > limit { try flush() }
     let start = body.count
     type.appendHeader(size: data.count, to: &body)
-    // Already-compressed content (images, video) is stored rather than deflated again.
-    try stream.compress(data, into: &body, storeIfIncompressible: type == .blob && data.count >= 64 * 1024)
+    // Already-compressed content (images, video) is stored rather than deflated again, judged by its first 8 KiB:
+    // a larger probe costs more than it saves (an adoption's photos are mostly tens of KiB, each deflated in vain
+    // up to the probe's end).
+    try stream.compress(data, into: &body, storeIfIncompressible: type == .blob, probe: 8 * 1024)
     let crc = body.withUnsafeBytes { zlib.crc32(0, UnsafeRawBufferPointer(rebasing: $0[start...])) }
     objects.append((id, 12 + start, crc))
   }

@@ -77,7 +77,12 @@ extension Repository {
         }
       }
 
-      let newTreeID = try createUpdatedTree(base: head.tree, updates: updates)
+      // The check that each entry exists reads every new blob's header back from the packs just written, paging
+      // them all into memory (180 MB of a 6 000-file adoption's peak); the stager already knows they exist.
+      let newTreeID =
+        staged.entriesExist && updates.count >= Self.packThreshold
+        ? try LibGit2.withoutStrictObjectCreation { try createUpdatedTree(base: head.tree, updates: updates) }
+        : try createUpdatedTree(base: head.tree, updates: updates)
       let unchanged: Bool
       if let headTree = head.tree {
         unchanged = ObjectID(git_tree_id(headTree)) == newTreeID.id
@@ -543,6 +548,9 @@ private struct StagedPaths {
   var paths: [Path] = []
   /// True when removing a path (a tracked directory) dropped entries below it too.
   var removedDescendants = false
+  /// True when every upserted id is known to be in the repository (written or found while hashing), so a tree
+  /// naming them needs no check that they exist.
+  var entriesExist = false
 }
 
 /// One step of putting staged entries back.
@@ -623,7 +631,8 @@ private final class PatchingIndexWriter: IndexWriter {
       derived.attributeFiles = attributeFiles
     }
 
-    var staged = StagedPaths(removedDescendants: patched.removedDescendants)
+    // hashPaths wrote each blob (to a pack or through libgit2) or found it in the object database.
+    var staged = StagedPaths(removedDescendants: patched.removedDescendants, entriesExist: true)
     for operation in operations {
       let previous = patched.previous[operation.path].map { IndexEntryValue(id: $0.id, mode: $0.mode) }
       let change: StagedPaths.Change

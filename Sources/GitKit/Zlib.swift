@@ -62,6 +62,8 @@ final class Zlib: @unchecked Sendable {
     private let zlib: Zlib
     private let raw: UnsafeMutableRawPointer
     private var level: Int32
+    /// How many streams this one switched to stored blocks after their probe (tests look).
+    private(set) var storedAfterProbe = 0
 
     init?(_ zlib: Zlib, level: Int32) {
       guard MemoryLayout<Int>.size == 8 else { return nil }
@@ -81,24 +83,24 @@ final class Zlib: @unchecked Sendable {
     }
 
     /// Compresses all of `input` as one zlib stream (header and Adler-32 included), appending to `output`. With
-    /// `storeIfIncompressible`, a stream whose first 64 KiB do not shrink (a photo, a video, an archive) is written
-    /// with stored blocks for the rest: inflating it is the same, and deflating what cannot shrink would cost most
-    /// of an adoption's CPU for nothing.
-    func compress(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], storeIfIncompressible: Bool) throws {
+    /// `storeIfIncompressible`, a stream longer than `probe` bytes whose first `probe` bytes do not shrink (a photo,
+    /// a video, an archive) is written with stored blocks for the rest: inflating it is the same, and deflating
+    /// what cannot shrink would cost most of an adoption's CPU for nothing (zlib's fastest level deflates random
+    /// bytes at half the speed of text).
+    func compress(
+      _ input: UnsafeRawBufferPointer, into output: inout [UInt8], storeIfIncompressible: Bool, probe: Int = 64 * 1024
+    ) throws {
       _ = zlib.deflateReset(raw)
       if level != 1 {
         // Right after a reset nothing is pending, so changing the level writes nothing.
         _ = zlib.deflateParams(raw, 1, 0)
         level = 1
       }
-      let probe = 64 * 1024
       var consumed = 0
       let objectStart = output.count
       while true {
-        let chunk = min(input.count - consumed, 4 * probe)
-        let isLast = consumed + chunk == input.count
-        let probing = storeIfIncompressible && level == 1 && consumed == 0 && !isLast && chunk >= probe
-        let size = probing ? probe : chunk
+        let probing = storeIfIncompressible && level == 1 && consumed == 0 && input.count > probe
+        let size = probing ? probe : min(input.count - consumed, 256 * 1024)
         raw.storeBytes(of: input.baseAddress.map { UnsafeRawPointer($0 + consumed) }, toByteOffset: 0, as: UnsafeRawPointer?.self)
         raw.storeBytes(of: UInt32(size), toByteOffset: 8, as: UInt32.self)
         consumed += size
@@ -113,6 +115,7 @@ final class Zlib: @unchecked Sendable {
           // Stored blocks from here on; deflateParams flushes whatever is pending first, so it gets room too.
           _ = try run(room: 1024, into: &output) { self.zlib.deflateParams(self.raw, 0, 0) }
           level = 0
+          storedAfterProbe += 1
         }
       }
     }

@@ -122,22 +122,44 @@ extension NB {
   /// The exit status for "the remote cannot be reached": nothing was sent or received.
   public static let offlineStatus: Int32 = 3
 
-  /// Runs the read-only commands typed most often without ArgumentParser, when no word on the line is an option:
-  /// building its model of a command (reflection over every property, one runtime type lookup after another) costs
-  /// more than showing a note or listing a notebook. Only lines that parse exactly one way qualify — `show NOTE`,
-  /// `list [WORDS...]`, `status` — and run as their parsed form would, with every option at its default; anything
-  /// else (an option, `--help`, a missing or extra operand, another command) is left to ArgumentParser, and so are
-  /// its messages. Returns false when the line is not one of them.
+  /// Runs the commands typed most often without ArgumentParser, when no word on the line is an option but a leading
+  /// `--dir PATH`: building its model of a command (reflection over every property, one runtime type lookup after
+  /// another) costs more than showing a note or listing a notebook. Only lines that parse exactly one way qualify —
+  /// `[--dir PATH]` then `show NOTE`, `list [WORDS...]`, `status`, or `sync [--dir PATH]` — and run as their parsed
+  /// form would, with every option at its default; anything else (another option, `--help`, a missing or extra
+  /// operand, another command) is left to ArgumentParser, and so are its messages. Returns false when the line is
+  /// not one of them.
   static func runWithoutParsing(_ arguments: [String]) throws -> Bool {
-    guard let name = arguments.first, !arguments.contains(where: { $0.hasPrefix("-") }) else { return false }
-    let operands = Array(arguments.dropFirst())
+    var rest = arguments[...]
+    var directory: String?
+    func takeDirectory() {
+      if rest.count >= 2, rest.first == "--dir", let value = rest.dropFirst().first, !value.hasPrefix("-") {
+        directory = value
+        rest = rest.dropFirst(2)
+      } else if let first = rest.first, first.hasPrefix("--dir="), first.count > "--dir=".count {
+        directory = String(first.dropFirst("--dir=".count))
+        rest = rest.dropFirst()
+      }
+    }
+    takeDirectory()
+    // `nb sync`, with at most `--dir PATH` before or after it: what a scheduler or an editor's hook runs, where
+    // the parser's cost is most of what a sync with nothing to do costs beyond the remote's round trip.
+    if rest.first == "sync" {
+      rest = rest.dropFirst()
+      if directory == nil { takeDirectory() }
+      guard rest.isEmpty else { return false }
+      try Sync.sync(directory: directory)
+      return true
+    }
+    guard let name = rest.first, !rest.contains(where: { $0.hasPrefix("-") }) else { return false }
+    let operands = Array(rest.dropFirst())
     switch name {
     case "show" where operands.count == 1:
-      try Show.show(operands[0], raw: false, json: false, directory: nil)
+      try Show.show(operands[0], raw: false, json: false, directory: directory)
     case "list":
-      try List.list(operands, recursive: false, tags: [], json: false, directory: nil, query: QueryOptions.unset)
+      try List.list(operands, recursive: false, tags: [], json: false, directory: directory, query: QueryOptions.unset)
     case "status" where operands.isEmpty:
-      try Status.status(json: false, directory: nil)
+      try Status.status(json: false, directory: directory)
     default:
       return false
     }

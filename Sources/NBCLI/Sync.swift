@@ -50,11 +50,23 @@ struct Sync: ParsableCommand {
   }
 
   func run() throws {
-    let notes = try repository.open()
+    try Self.sync(
+      remote: remote, dryRun: dryRun, force: force, allowUnrelated: allowUnrelated, device: device, json: output.json,
+      directory: repository.directory)
+  }
+
+  /// `nb sync` with these options (`runWithoutParsing` calls it for a plain `nb [--dir PATH] sync`).
+  static func sync(
+    remote: String = "origin", dryRun: Bool = false, force: Bool = false, allowUnrelated: Bool = false,
+    device: String? = nil, json: Bool = false, directory: String?
+  ) throws {
+    // libgit2 loads while the repository is opened and locked.
+    NoteRepository.prepareGit()
+    let notes = try RepositoryOptions.open(directory: directory)
     var options = SyncOptions(remote: remote, dryRun: dryRun, force: force, allowUnrelated: allowUnrelated)
     if let device { options.device = device }
     let summary = try notes.sync(options)
-    if output.json {
+    if json {
       return try printJSON(
         SummaryJSON(
           outcome: summary.outcome.rawValue, remote: "\(remote)/\(summary.remoteBranch)", dry_run: summary.dryRun,

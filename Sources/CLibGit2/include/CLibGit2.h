@@ -22,4 +22,8 @@ int nb_git_get_search_path(int level, git_buf *out);
 /// that one); replaces the system's. GIT_OPT_SET_SSL_CERT_LOCATIONS.
 int nb_git_set_ssl_cert_locations(const char *file, const char *path);
 
+/// Turns libgit2's check that every object a new tree or commit names exists (and has the right type) on or off
+/// for the whole process (GIT_OPT_ENABLE_STRICT_OBJECT_CREATION; on by default).
+int nb_git_set_strict_object_creation(int enabled);
+
 #endif

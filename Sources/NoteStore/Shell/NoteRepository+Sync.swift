@@ -293,6 +293,13 @@ extension NoteRepository {
 
   // MARK: - Sync
 
+  /// Starts loading git's library on another thread, for a caller about to sync (or do anything else with git)
+  /// that opens the repository first: the load (about 10 ms, most of it libgit2 parsing the system's CA
+  /// certificates) overlaps that work instead of following it.
+  public static func prepareGit() {
+    NoteHistory.preload()
+  }
+
   /// Saves pending edits, fetches, merges by the conflict policy, and pushes, as one locked operation. Never
   /// force-pushes; a push rejected because the remote moved starts over from the fetch (bounded). Conflict
   /// markers never reach a file: conflicting versions are kept whole as conflict copies.

@@ -31,6 +31,11 @@ final class NoteHistory {
     }
   }
 
+  /// Starts loading libgit2 on another thread (``LibGit2/preload()``).
+  static func preload() {
+    LibGit2.preload()
+  }
+
   /// Opens the repository at `root` when there is one (adopting it), else makes one on branch `branch`.
   static func openOrCreate(at root: URL, branch: String) throws -> NoteHistory {
     try mapped {
