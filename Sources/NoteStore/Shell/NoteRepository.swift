@@ -378,9 +378,11 @@ struct Transaction {
     try written(path, full: full, data, old: old)
   }
 
-  /// Writes many files, journaling them in batches (one flush per batch, not per file): a tag rename over
-  /// thousands of notes pays for its journal about what a single write costs. Each batch's files are flushed to
-  /// disk together (``AtomicFile/stage(_:)``) before any is renamed into place, and their old bytes are not kept
+  /// Writes many files, journaling them in batches of up to 4 096 files or 8 MiB of their old bytes (one flush per
+  /// batch, not per file): a tag rename over thousands of notes pays for its journal about what a single write
+  /// costs. Each batch's files are flushed to disk together (``AtomicFile/stage(_:)``: one flush of the file
+  /// system) before any is renamed into place, so a rename of a thousand notes waits for the disk a constant number
+  /// of times, and their old bytes are not kept
   /// in memory: an undo reads them back from the journal, which holds them anyway. `old` is a file's current
   /// bytes when the caller has just read them (nil: read here).
   mutating func write(all files: [(path: String, data: Data, old: Data?)]) throws {
@@ -388,7 +390,7 @@ struct Transaction {
     while start < files.count {
       var batch: [(path: String, full: String, data: Data, old: Data?)] = []
       var bytes = 0
-      let end = min(files.count, start + 512)
+      let end = min(files.count, start + 4096)
       try repository.checkInside(all: files[start..<end].map(\.path))
       while start + batch.count < end, bytes < 8 << 20 {
         let file = files[start + batch.count]
