@@ -36,6 +36,23 @@ final class AtomicFileTests: XCTestCase {
     }
   }
 
+  /// Files replaced by installs are held open only until ``ReplacedFiles/wait()``: none is left open after it, however
+  /// many more than it holds at once a batch replaces.
+  func testReplacedFilesAreAllClosedAfterTheWait() throws {
+    let directory = try temp.directory("notes")
+    func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+    let targets = (0..<300).map { directory.appendingPathComponent("n\($0).md").path }
+    for target in targets { try Data("old\n".utf8).write(to: URL(fileURLWithPath: target)) }
+    let before = try openDescriptors()
+    let replaced = ReplacedFiles()
+    let staged = try AtomicFile.stage(targets.map { (Data("new\n".utf8), $0) })
+    for file in staged { try AtomicFile.install(file, releasing: replaced) }
+    replaced.wait()
+    XCTAssertEqual(try openDescriptors(), before)
+    for target in targets { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: target)), Data("new\n".utf8)) }
+    XCTAssertEqual(try leftovers(in: directory), [])
+  }
+
   func testAFailedBatchLeavesNothingBehind() throws {
     let directory = try temp.directory("notes")
     var files = (0..<40).map { i in

@@ -156,6 +156,18 @@ enum AtomicFile {
     }
   }
 
+  /// Renames a staged file over its target as ``install(_:)`` does, the file it replaces released by `release`.
+  static func install(_ staged: Staged, releasing release: ReplacedFiles) throws {
+    let replaced = release.hold(staged.target)
+    do {
+      try install(staged)
+    } catch {
+      release.release(replaced)
+      throw error
+    }
+    release.release(replaced)
+  }
+
   /// Removes staged files that will not be installed.
   static func discard(_ staged: ArraySlice<Staged>) {
     for file in staged { unlink(file.temporary) }
@@ -197,5 +209,41 @@ enum AtomicFile {
 
   static func ioError(_ path: String, _ code: Int32) -> NoteStoreError {
     .io(path: path, detail: String(cString: strerror(code)))
+  }
+}
+
+/// Lets the files that renames replace be freed on a thread of their own. A file renamed over another frees the
+/// other's blocks when its last reference goes, in the rename itself: on a file system mounted with `discard`
+/// (common on cloud disks) that is a discard request per file, waited for (1 000 notes rewritten: 0.1 to 2 s of
+/// waiting in the renames alone). Held open across its rename, the replaced file is freed when the descriptor is
+/// closed, here on a background queue while the command goes on (the commit, the index); ``wait()`` waits for the
+/// rest. What is on disk is the same either way: a replaced file held open is an orphan the file system frees
+/// after a crash.
+final class ReplacedFiles: @unchecked Sendable {
+  private let queue = DispatchQueue(label: "nb.replaced-files")
+  private let group = DispatchGroup()
+  /// At most this many held open at once, so a large batch never runs the process out of descriptors.
+  private let slots = DispatchSemaphore(value: 128)
+
+  /// Opens the file at `path` (-1 when there is none or it cannot be opened) before a rename replaces it.
+  func hold(_ path: String) -> Int32 {
+    slots.wait()
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    if fd < 0 { slots.signal() }
+    return fd
+  }
+
+  /// Closes a descriptor from ``hold(_:)`` on the background queue.
+  func release(_ fd: Int32) {
+    guard fd >= 0 else { return }
+    queue.async(group: group) { [slots] in
+      close(fd)
+      slots.signal()
+    }
+  }
+
+  /// Waits until every held file was closed.
+  func wait() {
+    group.wait()
   }
 }

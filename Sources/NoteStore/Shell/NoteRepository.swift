@@ -317,10 +317,12 @@ public final class NoteRepository {
         if indexed { index.recordCommit(paths: tx.paths, from: before, to: commit ?? before) }
       }
       tx.journal?.finish()
+      tx.replaced.wait()
       return result
     } catch {
       tx.rollback()
       tx.journal?.finish()
+      tx.replaced.wait()
       throw error
     }
   }
@@ -337,6 +339,8 @@ struct Transaction {
   private var seen = Set<String>()
   /// The write-ahead journal, started by the first change: what a crash needs to undo this transaction.
   private(set) var journal: Journal?
+  /// The files batch writes replaced, freed in the background while the transaction goes on.
+  let replaced = ReplacedFiles()
 
   init(repository: NoteRepository) { self.repository = repository }
 
@@ -407,7 +411,7 @@ struct Transaction {
       let staged = try AtomicFile.stage(batch.map { ($0.data, $0.full) })
       for (i, (file, prior)) in zip(batch, priors).enumerated() {
         do {
-          try AtomicFile.install(staged[i])
+          try AtomicFile.install(staged[i], releasing: replaced)
         } catch {
           AtomicFile.discard(staged[(i + 1)...])
           throw error
