@@ -102,9 +102,19 @@ extension NoteIndex {
     while start < range.lowerBound, bytes[start] & 0xC0 == 0x80 { start += 1 }
     while end > linkEnd, end < bytes.count, bytes[end] & 0xC0 == 0x80 { end -= 1 }
     if end == linkEnd { while end > range.lowerBound, end < bytes.count, bytes[end] & 0xC0 == 0x80 { end -= 1 } }
-    var line = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-    if line.hasSuffix("\r") { line.removeLast() }
-    line = line.trimmingCharacters(in: .whitespaces)
+    var trimmedEnd = end
+    if trimmedEnd > start, bytes[trimmedEnd - 1] == UInt8(ascii: "\r") { trimmedEnd -= 1 }
+    // Blanks trimmed byte by byte: Foundation's trimming bridges every line to NSString, a third of what indexing a
+    // note's links cost. Only a line that ends in a character outside ASCII (which may be a Unicode blank) is
+    // handed to it.
+    func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+    var trimmedStart = start
+    while trimmedStart < trimmedEnd, isBlank(bytes[trimmedStart]) { trimmedStart += 1 }
+    while trimmedEnd > trimmedStart, isBlank(bytes[trimmedEnd - 1]) { trimmedEnd -= 1 }
+    var line = String(decoding: UnsafeBufferPointer(rebasing: bytes[trimmedStart..<trimmedEnd]), as: UTF8.self)
+    if trimmedEnd > trimmedStart, bytes[trimmedStart] >= 0x80 || bytes[trimmedEnd - 1] >= 0x80 {
+      line = line.trimmingCharacters(in: .whitespaces)
+    }
     return (cutBefore ? "…" : "") + line + (cutAfter ? "…" : "")
   }
 
