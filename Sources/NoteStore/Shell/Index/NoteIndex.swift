@@ -198,14 +198,8 @@ final class NoteIndex {
         // Every process that opens the index first reads the whole log left by the last (its connections skip
         // the checkpoint on close, below): a short log keeps that read short. 128 pages (512 KiB) between
         // checkpoints; a checkpoint also cuts the file back to 1 MiB.
-        // A refresh of a thousand notes (a rename's rewrites) touches thousands of pages; with SQLite's default
-        // 2 MiB cache they were written to the log mid-transaction and read back again and again. 64 MiB is an
-        // upper bound, used only as pages are touched.
         try db.execute(
-          sql: """
-            PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 1048576; PRAGMA wal_autocheckpoint = 128;
-            PRAGMA cache_size = -65536
-            """)
+          sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 1048576; PRAGMA wal_autocheckpoint = 128")
         // A command's exit would otherwise checkpoint (and fsync) the log: about a millisecond on every save.
         _ = nb_sqlite_skip_checkpoint_on_close(db.sqliteConnection)
       }
@@ -409,7 +403,7 @@ final class NoteIndex {
     let journal = ChangeJournal.look(gitDirectory: repository.gitDirectory, cursor: nil, unanswered: nil)
     // WAL is a property of the file: set once here, not on every open (which costs each command a round trip).
     if !inMemory { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") } }
-    try queue.inTransaction(.immediate) { db in
+    try Self.writing(queue) { db in
       if !force, try Self.state(db, layout: layout).usable { return .commit }
       try Self.createSchema(db)
       var paths: [String] = []
@@ -487,7 +481,7 @@ final class NoteIndex {
     }
     if watch == watched { watch = nil }
     guard !stale.isEmpty || !settled.isEmpty || state.head != head || watch != nil else { return }
-    try queue.inTransaction(.immediate) { db in
+    try Self.writing(queue) { db in
       try syncAll(db, stale)
       let settle = try db.cachedStatement(sql: "UPDATE note SET racy = 0 WHERE path = ?")
       for path in settled { try settle.execute(arguments: [path]) }
@@ -495,6 +489,18 @@ final class NoteIndex {
       if let watch { try Self.setWatch(db, watch) }
       return .commit
     }
+  }
+
+  /// Runs `body` in an immediate write transaction with a page cache of up to 64 MiB, then gives the memory back.
+  /// A refresh of a thousand notes (a rename's rewrites) touches thousands of pages: with SQLite's default 2 MiB
+  /// they were written to the log mid-transaction and read back again and again (38 800 page writes where 2 700
+  /// do). Only writes get it: a query keeps the small cache, and its memory.
+  static func writing(
+    _ queue: DatabaseQueue, _ body: (Database) throws -> Database.TransactionCompletion
+  ) throws {
+    try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -65536") }
+    defer { try? queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -2000") } }
+    try queue.inTransaction(.immediate, body)
   }
 
   /// How far the stored journal cursor may lag behind when nothing else is written (see ``update(_:)``).
@@ -535,7 +541,7 @@ final class NoteIndex {
         configuration.busyMode = .timeout(0.5)
         queue = try DatabaseQueue(path: path, configuration: configuration)
       }
-      try queue.inTransaction(.immediate) { db in
+      try Self.writing(queue) { db in
         let state = try Self.state(db, layout: layout)
         guard state.usable else { return .rollback }
         let now = Self.nowNanoseconds()
