@@ -144,6 +144,11 @@ final class IndexRefreshTests: NoteRepositoryTestCase {
     Thread.sleep(forTimeInterval: Double(NoteIndex.racyNanoseconds) / 1e9 + 0.2)
     try pretendSameTick("a/one.md", title: "Kept")
     _ = try repository.allNotes()
+    XCTAssertNotEqual(try row("a/one.md")?.racy, 0, "a few rows are confirmed again rather than written")
+    XCTAssertEqual(try row("a/one.md")?.title, "Kept", "confirmed, not read into the index again")
+    // The next refresh that writes anyway settles it.
+    try write("b/other.md", "---\ntitle: Other\n---\nbeta\n")
+    _ = try repository.allNotes()
     XCTAssertEqual(try row("a/one.md")?.racy, 0, "confirmed and old enough: trusted by its stat data from now on")
     XCTAssertEqual(try row("a/one.md")?.title, "Kept", "confirmed, not read again")
   }

@@ -480,7 +480,11 @@ final class NoteIndex {
       watch = nil
     }
     if watch == watched { watch = nil }
-    guard !stale.isEmpty || !settled.isEmpty || state.head != head || watch != nil else { return }
+    // Settling rows is a write of each; confirming them again a read of each file per walk. A few thousand are read
+    // again (a rename's thousand would otherwise cost it a write of a thousand rows it is about to rewrite anyway)
+    // and settled with the next write; more (a build of files written just before it) are settled now.
+    let settles = settled.count >= Self.settleAlone
+    guard !stale.isEmpty || settles || state.head != head || watch != nil else { return }
     try Self.writing(queue) { db in
       try syncAll(db, stale)
       let settle = try db.cachedStatement(sql: "UPDATE note SET racy = 0 WHERE path = ?")
@@ -502,6 +506,10 @@ final class NoteIndex {
     defer { try? queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -2000") } }
     try queue.inTransaction(.immediate, body)
   }
+
+  /// From this many racy rows confirmed by their bytes on, a refresh writes them settled even when it writes nothing
+  /// else.
+  static let settleAlone = 4_096
 
   /// How far the stored journal cursor may lag behind when nothing else is written (see ``update(_:)``).
   static let unreadJournalLimit = 65_536
