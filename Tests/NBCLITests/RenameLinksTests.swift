@@ -378,6 +378,35 @@ final class RenameLinksTests: NBCLITestCase {
     XCTAssert(try String(decoding: read("Tagged.md"), as: UTF8.self).contains("[[Old name#x]] [[x]] #x\n"))
   }
 
+  /// Links written in edits nobody committed — saved by vim (a new file renamed over the note), written in place
+  /// (nano, VS Code), in a new note — after the index last saw the tree are rewritten like any other: the rename
+  /// looks at the work tree as it is, not at the last commit or at what the index last recorded.
+  func testLinksInUncommittedEditsAreRewritten() throws {
+    try makeVault()
+    // The index is built and up to date before the edits, so only a look at the work tree can find them.
+    try nbSucceeds("backlinks", "Research notes/Old name")
+    let lonely = "Links [[Index]] only.\nAnd now [[Old name#Part two]] too.\n"
+    try write("Lonely.md.tmp-vim", lonely)
+    XCTAssertEqual(rename(url("Lonely.md.tmp-vim").path, url("Lonely.md").path), 0)
+    let handle = try FileHandle(forWritingTo: url("Archive/Apollo.md"))
+    try handle.write(contentsOf: Data("Apollo archived. [x](../Research%20notes/Old%20name.md)\n".utf8))
+    try handle.close()
+    try write("Drafts/New idea.md", "An idea about [[Old name|the old one]].\n")
+    let result = try jsonObject("rename", "Research notes/Old name", "New name", "--json")
+    let rewritten = try XCTUnwrap(result["rewritten"] as? [[String: Any]]).compactMap { $0["path"] as? String }
+    XCTAssert(
+      Set(["Lonely.md", "Archive/Apollo.md", "Drafts/New idea.md"]).isSubset(of: Set(rewritten)), "\(rewritten)")
+    XCTAssertEqual(
+      try String(decoding: read("Lonely.md"), as: UTF8.self),
+      "Links [[Index]] only.\nAnd now [[New name#Part two]] too.\n")
+    XCTAssertEqual(
+      try String(decoding: read("Archive/Apollo.md"), as: UTF8.self),
+      "Apollo archived. [x](../Research%20notes/New%20name.md)\n")
+    XCTAssertEqual(
+      try String(decoding: read("Drafts/New idea.md"), as: UTF8.self), "An idea about [[New name|the old one]].\n")
+    XCTAssertEqual(try brokenLinks(), 0)
+  }
+
   func testKilledRenameLeavesAllOrNothing() throws {
     try makeRepository()
     let count = 300

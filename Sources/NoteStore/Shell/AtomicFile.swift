@@ -53,14 +53,22 @@ enum AtomicFile {
     let target: String
   }
 
-  /// Writes each file's bytes to a temporary file beside its target, as ``write(_:to:durable:)`` does, and flushes
-  /// them all to disk; renames none. The flushes overlap: each file's writeback is started as soon as it is
-  /// written (`sync_file_range` on Linux), then each is waited for, so a batch of 500 notes costs about one flush
-  /// instead of 500 in a row. On failure, nothing is left behind.
+  /// Writes each file's bytes to a temporary file beside its target, as ``write(_:to:durable:)`` does, and makes
+  /// them all durable; renames none. On failure, nothing is left behind.
+  ///
+  /// On Linux the batch costs one flush of each file system it lies on (`syncfs`), not one per file: each file's
+  /// writeback is started as soon as it is written (`sync_file_range`), then one call waits for all of it and
+  /// commits the file system's journal once. A flush per file, even overlapped, made the disk flush its cache once
+  /// per file (1 000 notes: 1 000 cache flushes, a third of a rename's time). `syncfs` also writes back whatever
+  /// else is dirty on that file system, which is why it is kept to batches of at least ``fileSystemFlushMinimum``
+  /// files and not used for a single note. Elsewhere, and for fewer files, each file is flushed on its own.
   static func stage(_ files: [(data: Data, target: String)]) throws -> [Staged] {
+    let syncsFileSystems = syncsFileSystems && files.count >= fileSystemFlushMinimum
     var staged: [Staged] = []
     // Descriptors written but not yet flushed; a long batch is flushed in slices to bound how many are open.
     var pending: [Int32] = []
+    // One open descriptor per file system the batch wrote to, for its `syncfs`.
+    var fileSystems: [UInt64: Int32] = [:]
     do {
       for file in files {
         let url = URL(fileURLWithPath: file.target)
@@ -74,7 +82,15 @@ enum AtomicFile {
         let failure = writeAll(file.data, to: fd)
         if failure != 0 { throw ioError(file.target, failure) }
         startWriteback(fd)
-        if pending.count >= 128 {
+        if syncsFileSystems {
+          var info = stat()
+          if fstat(fd, &info) != 0 { throw ioError(file.target, errno) }
+          if fileSystems[UInt64(info.st_dev)] == nil {
+            fileSystems[UInt64(info.st_dev)] = fd
+          } else {
+            close(pending.removeLast())
+          }
+        } else if pending.count >= 128 {
           let slice = pending
           pending = []
           try flush(slice, staged.suffix(slice.count))
@@ -82,7 +98,11 @@ enum AtomicFile {
       }
       let slice = pending
       pending = []
-      try flush(slice, staged.suffix(slice.count))
+      if syncsFileSystems {
+        try syncFileSystems(slice, target: staged.first?.target ?? "")
+      } else {
+        try flush(slice, staged.suffix(slice.count))
+      }
     } catch {
       pending.forEach { close($0) }
       discard(staged[...])
@@ -101,6 +121,32 @@ enum AtomicFile {
     if let failure { throw ioError(failure.target, failure.code) }
   }
 
+  /// Flushes the whole file system of each descriptor (one per file system) and closes them all. `syncfs` reports
+  /// a writeback error of any file on it since the descriptor was opened (Linux 5.8 and later), so a failed write
+  /// of a staged file is not missed.
+  private static func syncFileSystems(_ descriptors: [Int32], target: String) throws {
+    var failure: Int32 = 0
+    for fd in descriptors {
+      #if os(Linux)
+        if failure == 0, let syncFileSystem, syncFileSystem(fd) != 0 { failure = errno }
+      #endif
+      close(fd)
+    }
+    if failure != 0 { throw ioError(target, failure) }
+  }
+
+  /// From this many files on, ``stage(_:)`` flushes the file system once rather than each file.
+  static let fileSystemFlushMinimum = 8
+
+  /// Whether ``stage(_:)`` can flush file systems (`syncfs`) rather than files.
+  private static var syncsFileSystems: Bool {
+    #if os(Linux)
+      syncFileSystem != nil
+    #else
+      false
+    #endif
+  }
+
   /// Renames a staged file over its target.
   static func install(_ staged: Staged) throws {
     if rename(staged.temporary, staged.target) != 0 {
@@ -108,6 +154,18 @@ enum AtomicFile {
       unlink(staged.temporary)
       throw ioError(staged.target, failure)
     }
+  }
+
+  /// Renames a staged file over its target as ``install(_:)`` does, the file it replaces released by `release`.
+  static func install(_ staged: Staged, releasing release: ReplacedFiles) throws {
+    let replaced = release.hold(staged.target)
+    do {
+      try install(staged)
+    } catch {
+      release.release(replaced)
+      throw error
+    }
+    release.release(replaced)
   }
 
   /// Removes staged files that will not be installed.
@@ -127,6 +185,10 @@ enum AtomicFile {
     private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
     private static let syncFileRange: SyncFileRange? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range")
       .map { unsafeBitCast($0, to: SyncFileRange.self) }
+    /// `syncfs`, which Glibc's module does not declare either.
+    private typealias SyncFileSystem = @convention(c) (Int32) -> Int32
+    private static let syncFileSystem: SyncFileSystem? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs")
+      .map { unsafeBitCast($0, to: SyncFileSystem.self) }
   #endif
 
   /// Whether `path`'s last component is one of the temporary files `write` makes (`.<name>.nb-<pid>-<n>.tmp`): one
@@ -147,5 +209,41 @@ enum AtomicFile {
 
   static func ioError(_ path: String, _ code: Int32) -> NoteStoreError {
     .io(path: path, detail: String(cString: strerror(code)))
+  }
+}
+
+/// Lets the files that renames replace be freed on a thread of their own. A file renamed over another frees the
+/// other's blocks when its last reference goes, in the rename itself: on a file system mounted with `discard`
+/// (common on cloud disks) that is a discard request per file, waited for (1 000 notes rewritten: 0.1 to 2 s of
+/// waiting in the renames alone). Held open across its rename, the replaced file is freed when the descriptor is
+/// closed, here on a background queue while the command goes on (the commit, the index); ``wait()`` waits for the
+/// rest. What is on disk is the same either way: a replaced file held open is an orphan the file system frees
+/// after a crash.
+final class ReplacedFiles: @unchecked Sendable {
+  private let queue = DispatchQueue(label: "nb.replaced-files")
+  private let group = DispatchGroup()
+  /// At most this many held open at once, so a large batch never runs the process out of descriptors.
+  private let slots = DispatchSemaphore(value: 128)
+
+  /// Opens the file at `path` (-1 when there is none or it cannot be opened) before a rename replaces it.
+  func hold(_ path: String) -> Int32 {
+    slots.wait()
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    if fd < 0 { slots.signal() }
+    return fd
+  }
+
+  /// Closes a descriptor from ``hold(_:)`` on the background queue.
+  func release(_ fd: Int32) {
+    guard fd >= 0 else { return }
+    queue.async(group: group) { [slots] in
+      close(fd)
+      slots.signal()
+    }
+  }
+
+  /// Waits until every held file was closed.
+  func wait() {
+    group.wait()
   }
 }

@@ -186,9 +186,14 @@ final class Journal {
     return entries
   }
 
-  /// A 64-bit FNV-1a hash over 8-byte words (then the tail), in hex: stable across processes, unlike `Hasher`,
-  /// and cheap enough for a 50 MB note.
+  /// ``contentHash(_:)`` in hex, as the journal records it.
   static func hash(_ data: Data) -> String {
+    String(contentHash(data), radix: 16)
+  }
+
+  /// A 64-bit FNV-1a hash over 8-byte words (then the tail): stable across processes, unlike `Hasher`, and cheap
+  /// enough for a 50 MB note.
+  static func contentHash(_ data: Data) -> UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     let prime: UInt64 = 0x100_0000_01b3
     data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
@@ -198,7 +203,7 @@ final class Journal {
       }
       for i in (words * 8)..<bytes.count { h = (h ^ UInt64(bytes[i])) &* prime }
     }
-    return String(h, radix: 16)
+    return h
   }
 
   /// The command being run, for the message that names an interrupted operation.

@@ -331,7 +331,8 @@ extension NoteRepository {
             tx.subject = "edit \(note.path)"
           }
         }
-        return NoteMove(note: NoteScanner.readNote(root: root.path, path: note.path), from: note.path, links: RelinkReport())
+        return NoteMove(
+          note: NoteScanner.readNote(root: root.path, path: note.path), from: note.path, links: RelinkReport())
       }
       let pairs =
         [(note.path, target)]
@@ -375,8 +376,9 @@ extension NoteRepository {
       let newName = RepoPaths.lastComponent(of: targetFolder)
       if movesFolder, oldName != newName { text = AttachmentLinks.retargeting(text, from: oldName, to: newName) }
       if let edit { text = try edit(text) }
-      if text != original { try tx.write(target, text) }
-      try apply(plan, moves: moves, except: [note.path], in: &tx)
+      // In the same batch as the linking notes: one journal flush and one file flush for all of them.
+      let own = text != original ? [(path: target, data: Data(text.utf8), old: Data?.none)] : []
+      try apply(plan, moves: moves, except: [note.path], also: own, in: &tx)
       tx.note(note.id)
       let shownTarget = destination.hasSuffix(".md") ? target : RepoPaths.directory(of: target) + "/"
       tx.subject = "move \(note.path) -> \(shownTarget)"

@@ -217,10 +217,14 @@ extension NoteRepository {
     return plan
   }
 
-  /// Writes the plan's notes other than `except` (by old path) at their paths after the change, in one journaled
-  /// batch, naming each note with an id in the commit. Linking notes are not stamped: only their link bytes change.
-  func apply(_ plan: RelinkPlan, moves: [String: String], except: Set<String> = [], in tx: inout Transaction) throws {
-    var files: [(path: String, data: Data, old: Data?)] = []
+  /// Writes the plan's notes other than `except` (by old path) at their paths after the change, with the files of
+  /// `also` (the moved note's own edit), in one journaled batch, naming each note with an id in the commit. Linking
+  /// notes are not stamped: only their link bytes change.
+  func apply(
+    _ plan: RelinkPlan, moves: [String: String], except: Set<String> = [],
+    also: [(path: String, data: Data, old: Data?)] = [], in tx: inout Transaction
+  ) throws {
+    var files = also
     for (source, planned) in plan.texts.sorted(by: { $0.key < $1.key }) where !except.contains(source) {
       files.append((moves[source] ?? source, Data(planned.text.utf8), planned.old))
       tx.note(planned.id)

@@ -317,10 +317,12 @@ public final class NoteRepository {
         if indexed { index.recordCommit(paths: tx.paths, from: before, to: commit ?? before) }
       }
       tx.journal?.finish()
+      tx.replaced.wait()
       return result
     } catch {
       tx.rollback()
       tx.journal?.finish()
+      tx.replaced.wait()
       throw error
     }
   }
@@ -337,6 +339,8 @@ struct Transaction {
   private var seen = Set<String>()
   /// The write-ahead journal, started by the first change: what a crash needs to undo this transaction.
   private(set) var journal: Journal?
+  /// The files batch writes replaced, freed in the background while the transaction goes on.
+  let replaced = ReplacedFiles()
 
   init(repository: NoteRepository) { self.repository = repository }
 
@@ -378,9 +382,11 @@ struct Transaction {
     try written(path, full: full, data, old: old)
   }
 
-  /// Writes many files, journaling them in batches (one flush per batch, not per file): a tag rename over
-  /// thousands of notes pays for its journal about what a single write costs. Each batch's files are flushed to
-  /// disk together (``AtomicFile/stage(_:)``) before any is renamed into place, and their old bytes are not kept
+  /// Writes many files, journaling them in batches of up to 4 096 files or 8 MiB of their old bytes (one flush per
+  /// batch, not per file): a tag rename over thousands of notes pays for its journal about what a single write
+  /// costs. Each batch's files are flushed to disk together (``AtomicFile/stage(_:)``: one flush of the file
+  /// system) before any is renamed into place, so a rename of a thousand notes waits for the disk a constant number
+  /// of times, and their old bytes are not kept
   /// in memory: an undo reads them back from the journal, which holds them anyway. `old` is a file's current
   /// bytes when the caller has just read them (nil: read here).
   mutating func write(all files: [(path: String, data: Data, old: Data?)]) throws {
@@ -388,7 +394,7 @@ struct Transaction {
     while start < files.count {
       var batch: [(path: String, full: String, data: Data, old: Data?)] = []
       var bytes = 0
-      let end = min(files.count, start + 512)
+      let end = min(files.count, start + 4096)
       try repository.checkInside(all: files[start..<end].map(\.path))
       while start + batch.count < end, bytes < 8 << 20 {
         let file = files[start + batch.count]
@@ -405,7 +411,7 @@ struct Transaction {
       let staged = try AtomicFile.stage(batch.map { ($0.data, $0.full) })
       for (i, (file, prior)) in zip(batch, priors).enumerated() {
         do {
-          try AtomicFile.install(staged[i])
+          try AtomicFile.install(staged[i], releasing: replaced)
         } catch {
           AtomicFile.discard(staged[(i + 1)...])
           throw error

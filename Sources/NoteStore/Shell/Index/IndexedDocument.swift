@@ -14,6 +14,9 @@ struct IndexedDocument {
   var tasks: [TaskRow] = []
   /// The links the note holds, in text order (from the whole file up to ``linkLimit``, not just the indexed body).
   var links: [LinkRow] = []
+  /// ``Journal/contentHash(_:)`` of the file's bytes when they were read whole (nil: cut at the body limit, or
+  /// unreadable), so a row recorded while the file could still change unseen can later be confirmed by its bytes.
+  var contentHash: UInt64?
 
   /// Links are read from at most this many bytes of a note (64 MiB): a larger file is a dump, not a note, and its
   /// links past that point are not indexed.
@@ -34,12 +37,13 @@ struct IndexedDocument {
       data = whole
       truncated = false
     }
+    let contentHash = truncated ? nil : Journal.contentHash(data)
     guard let text = NoteScanner.decodeUTF8Prefix(data, truncated: truncated) else {
       return IndexedDocument(
         note: Note(
           path: path, id: nil, title: RepoPaths.stem(of: path),
           warning: NoteStoreError.notUTF8(path: path).description),
-        body: "", fields: [])
+        body: "", fields: [], contentHash: contentHash)
     }
     let bodyText = FrontMatter.body(of: text)
     let body = capped(bodyText)
@@ -57,12 +61,14 @@ struct IndexedDocument {
       let note = Note(path: path, metadata: metadata)
       let tasks = NoteTasks.rows(
         text: text, bodyStart: bodyStart, title: note.title, tags: note.tags, taskFields: taskFields)
-      return IndexedDocument(note: note, body: body, fields: fields, tasks: tasks, links: links)
+      return IndexedDocument(
+        note: note, body: body, fields: fields, tasks: tasks, links: links, contentHash: contentHash)
     } catch {
       // Front matter nb cannot read is still the user's note: its checklist lines are still tasks, its links links.
       let note = NoteScanner.note(path: path, text: text)
       let tasks = NoteTasks.rows(text: text, bodyStart: bodyStart, title: note.title, tags: [], taskFields: nil)
-      return IndexedDocument(note: note, body: body, fields: [], tasks: tasks, links: links)
+      return IndexedDocument(
+        note: note, body: body, fields: [], tasks: tasks, links: links, contentHash: contentHash)
     }
   }
 

@@ -102,10 +102,38 @@ extension NoteIndex {
     while start < range.lowerBound, bytes[start] & 0xC0 == 0x80 { start += 1 }
     while end > linkEnd, end < bytes.count, bytes[end] & 0xC0 == 0x80 { end -= 1 }
     if end == linkEnd { while end > range.lowerBound, end < bytes.count, bytes[end] & 0xC0 == 0x80 { end -= 1 } }
-    var line = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-    if line.hasSuffix("\r") { line.removeLast() }
-    line = line.trimmingCharacters(in: .whitespaces)
+    var trimmedEnd = end
+    if trimmedEnd > start, bytes[trimmedEnd - 1] == UInt8(ascii: "\r") { trimmedEnd -= 1 }
+    // Blanks trimmed byte by byte: Foundation's trimming bridges every line to NSString, a third of what indexing a
+    // note's links cost. Only a line that ends in a character outside ASCII (which may be a Unicode blank) is
+    // handed to it.
+    func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+    var trimmedStart = start
+    while trimmedStart < trimmedEnd, isBlank(bytes[trimmedStart]) { trimmedStart += 1 }
+    while trimmedEnd > trimmedStart, isBlank(bytes[trimmedEnd - 1]) { trimmedEnd -= 1 }
+    var line = String(decoding: UnsafeBufferPointer(rebasing: bytes[trimmedStart..<trimmedEnd]), as: UTF8.self)
+    if trimmedEnd > trimmedStart, bytes[trimmedStart] >= 0x80 || bytes[trimmedEnd - 1] >= 0x80 {
+      line = line.trimmingCharacters(in: .whitespaces)
+    }
     return (cutBefore ? "…" : "") + line + (cutAfter ? "…" : "")
+  }
+
+  /// The columns of `link` after `note` and `ordinal`, in the order ``linkValues(_:)`` gives them.
+  static let linkRowColumns = ["kind", "target", "name", "line", "headings", "block", "display", "front", "text"]
+
+  /// Each link row's values after its note and ordinal, as `link` stores them: a link on the same line as the one
+  /// before it, with the same context, stores no text of its own.
+  static func linkValues(_ rows: [LinkRow]) -> [[DatabaseValue]] {
+    var previous: (line: Int, text: String)?
+    return rows.map { row in
+      let repeated = previous?.line == row.line && previous?.text == row.text
+      previous = (row.line, row.text)
+      return [
+        kindNumber(row.kind).databaseValue, row.target.databaseValue, row.name.databaseValue, row.line.databaseValue,
+        joined(row.headings).databaseValue, row.block.databaseValue, row.display.databaseValue,
+        row.inFrontMatter.databaseValue, repeated ? .null : row.text.databaseValue,
+      ]
+    }
   }
 
   static func insertLinks(_ db: Database, rowid: Int64, _ rows: [LinkRow]) throws {
@@ -115,14 +143,37 @@ extension NoteIndex {
         INSERT INTO link(note, ordinal, kind, target, name, line, headings, block, display, front, text)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """)
-    var previous: (line: Int, text: String)?
-    for (ordinal, row) in rows.enumerated() {
-      let repeated = previous?.line == row.line && previous?.text == row.text
-      try insert.execute(arguments: [
-        rowid, ordinal, kindNumber(row.kind), row.target, row.name, row.line, joined(row.headings), row.block,
-        row.display, row.inFrontMatter, repeated ? nil : row.text,
-      ])
-      previous = (row.line, row.text)
+    for (ordinal, values) in linkValues(rows).enumerated() {
+      try insert.execute(arguments: StatementArguments([rowid.databaseValue, ordinal.databaseValue] + values))
+    }
+  }
+
+  /// Makes the link rows of the note `rowid` those of `rows`, writing only what differs: a rename's rewrite changes
+  /// one link of a note, and rewriting its other rows would rewrite their entries in the name index too.
+  static func updateLinks(_ db: Database, rowid: Int64, _ rows: [LinkRow]) throws {
+    let old = try Row.fetchAll(
+      db.cachedStatement(
+        sql: "SELECT \(linkRowColumns.joined(separator: ", ")) FROM link WHERE note = ? ORDER BY ordinal"),
+      arguments: [rowid]
+    ).map { Array($0.databaseValues) }
+    let new = linkValues(rows)
+    let insert = try db.cachedStatement(
+      sql: """
+        INSERT INTO link(note, ordinal, kind, target, name, line, headings, block, display, front, text)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+    for (ordinal, values) in new.enumerated() {
+      if ordinal < old.count {
+        try updateChanged(
+          db, table: "link", key: "note = ? AND ordinal = ?", keyValues: [rowid.databaseValue, ordinal.databaseValue],
+          columns: linkRowColumns, old: old[ordinal], new: values)
+      } else {
+        try insert.execute(arguments: StatementArguments([rowid.databaseValue, ordinal.databaseValue] + values))
+      }
+    }
+    if old.count > new.count {
+      try db.cachedStatement(sql: "DELETE FROM link WHERE note = ? AND ordinal >= ?").execute(
+        arguments: [rowid, new.count])
     }
   }
 
@@ -165,7 +216,8 @@ extension NoteIndex {
 
   static func indexedLink(_ row: Row, resolution: LinkResolution) -> IndexedLink {
     IndexedLink(
-      source: row[10], sourceTitle: row[11], ordinal: row[1], kind: kind(number: row[2]), target: row[3], headings: split(row[5]),
+      source: row[10], sourceTitle: row[11], ordinal: row[1], kind: kind(number: row[2]), target: row[3],
+      headings: split(row[5]),
       block: row[6], display: row[7], line: row[4], inFrontMatter: row[8] as Bool, text: row[9],
       resolution: resolution)
   }
@@ -242,7 +294,8 @@ extension NoteIndex {
       if resolution.path == path { result.append((row[0], row[1], resolution)) }
     }
     let inside = try Row.fetchAll(
-      db, sql: "SELECT l.note, l.ordinal FROM link l JOIN note n ON n.rowid = l.note WHERE n.path = ? AND l.target = ''",
+      db,
+      sql: "SELECT l.note, l.ordinal FROM link l JOIN note n ON n.rowid = l.note WHERE n.path = ? AND l.target = ''",
       arguments: [path])
     result += inside.map { ($0[0], $0[1], .note(path)) }
     return result
@@ -361,7 +414,8 @@ extension NoteIndex {
         result[filter] = Array(related)
       case .mentions:
         guard let path,
-          let row = try Row.fetchOne(db, sql: "SELECT rowid, title, aliases FROM note WHERE path = ?", arguments: [path])
+          let row = try Row.fetchOne(
+            db, sql: "SELECT rowid, title, aliases FROM note WHERE path = ?", arguments: [path])
         else {
           result[filter] = []
           continue

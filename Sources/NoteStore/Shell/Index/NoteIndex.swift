@@ -19,8 +19,10 @@ import LinkKit
 ///   the index reflects against HEAD's, so only the notes that changed are read again;
 /// - uncommitted edits are found by a walk of the work tree that compares each `.md` file's stat data (size,
 ///   mtime, ctime, inode) with what the index recorded. A file modified within two seconds of being read is
-///   "racy" (a second write in the same clock tick would not move its mtime) and is read again next time. While a
-///   watcher (`nb watch`) keeps a ``ChangeJournal``, only the paths it recorded are compared instead.
+///   "racy" (a second write in the same clock tick would not move its mtime): its row keeps a hash of the bytes it
+///   was made from, and while the stat data still match, the file is read and hashed again to tell (a row made
+///   from bytes that were not hashed is indexed again instead). While a watcher (`nb watch`) keeps a
+///   ``ChangeJournal``, only the paths it recorded are compared instead.
 ///
 /// Readers never wait for a writer (WAL); refreshes are `BEGIN IMMEDIATE` transactions that make the rows of the
 /// paths they touch match the disk at that moment, so two processes refreshing at once agree. A full build is one
@@ -265,6 +267,8 @@ final class NoteIndex {
   ///
   /// - `note`: one row per note file: where it is, its stat data (for the walk), what `Note` holds, dates as
   ///   seconds since 1970 (sortable) plus the written UTC offset, folded copies for case-insensitive filters.
+  ///   `racy` is 0 when the stat data settle whether the file changed, else 1 or the hash of the bytes the row was
+  ///   made from (``StatRow``). A note keeps its rowid while it keeps its path.
   /// - `tag`: one row per (note, tag), for tag filters and counts.
   /// - `field`: one row per value of every other front matter key, typed (text, number, instant), for filters on
   ///   keys nb gives no meaning (`due`, `priority`, `status`).
@@ -403,7 +407,7 @@ final class NoteIndex {
     let journal = ChangeJournal.look(gitDirectory: repository.gitDirectory, cursor: nil, unanswered: nil)
     // WAL is a property of the file: set once here, not on every open (which costs each command a round trip).
     if !inMemory { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") } }
-    try queue.inTransaction(.immediate) { db in
+    try Self.writing(queue) { db in
       if !force, try Self.state(db, layout: layout).usable { return .commit }
       try Self.createSchema(db)
       var paths: [String] = []
@@ -457,7 +461,7 @@ final class NoteIndex {
     }
     let journal = ChangeJournal.look(
       gitDirectory: repository.gitDirectory, cursor: watched?.cursor, unanswered: watched?.unanswered)
-    let stale = try queue.read { db in
+    let (stale, settled) = try queue.read { db in
       switch journal.changes {
       case .everything where !walking:
         return try Self.stalePaths(
@@ -480,14 +484,36 @@ final class NoteIndex {
       watch = nil
     }
     if watch == watched { watch = nil }
-    guard !stale.isEmpty || state.head != head || watch != nil else { return }
-    try queue.inTransaction(.immediate) { db in
+    // Settling rows is a write of each; confirming them again a read of each file per walk. A few thousand are read
+    // again (a rename's thousand would otherwise cost it a write of a thousand rows it is about to rewrite anyway)
+    // and settled with the next write; more (a build of files written just before it) are settled now.
+    let settles = settled.count >= Self.settleAlone
+    guard !stale.isEmpty || settles || state.head != head || watch != nil else { return }
+    try Self.writing(queue) { db in
       try syncAll(db, stale)
+      let settle = try db.cachedStatement(sql: "UPDATE note SET racy = 0 WHERE path = ?")
+      for path in settled { try settle.execute(arguments: [path]) }
       try Self.setMeta(db, "head", head)
       if let watch { try Self.setWatch(db, watch) }
       return .commit
     }
   }
+
+  /// Runs `body` in an immediate write transaction with a page cache of up to 64 MiB, then gives the memory back.
+  /// A refresh of a thousand notes (a rename's rewrites) touches thousands of pages: with SQLite's default 2 MiB
+  /// they were written to the log mid-transaction and read back again and again (38 800 page writes where 2 700
+  /// do). Only writes get it: a query keeps the small cache, and its memory.
+  static func writing(
+    _ queue: DatabaseQueue, _ body: (Database) throws -> Database.TransactionCompletion
+  ) throws {
+    try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -65536") }
+    defer { try? queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -2000") } }
+    try queue.inTransaction(.immediate, body)
+  }
+
+  /// From this many racy rows confirmed by their bytes on, a refresh writes them settled even when it writes nothing
+  /// else.
+  static let settleAlone = 4_096
 
   /// How far the stored journal cursor may lag behind when nothing else is written (see ``update(_:)``).
   static let unreadJournalLimit = 65_536
@@ -510,7 +536,6 @@ final class NoteIndex {
     try setMeta(db, "watch_unanswered", watch.unanswered)
   }
 
-
   /// Updates the rows of the note files a commit nb just made touched (ink sidecars update their note's row), and
   /// moves the recorded commit along when the index reflected the commit before it. Quietly does nothing when the
   /// index is missing, unusable or busy: it is derived data, and the next read repairs it.
@@ -528,7 +553,7 @@ final class NoteIndex {
         configuration.busyMode = .timeout(0.5)
         queue = try DatabaseQueue(path: path, configuration: configuration)
       }
-      try queue.inTransaction(.immediate) { db in
+      try Self.writing(queue) { db in
         let state = try Self.state(db, layout: layout)
         guard state.usable else { return .rollback }
         let now = Self.nowNanoseconds()
@@ -678,16 +703,18 @@ final class NoteIndex {
     return work.results
   }
 
-  /// The paths whose rows may not match the disk: files whose stat data or ink differ from the row, racy rows,
-  /// `forced` paths (changed between two commits), new files, and rows whose file is gone; for other files
-  /// (attachments), only whether they exist.
+  /// The paths whose rows may not match the disk: files whose stat data or ink differ from the row, racy rows
+  /// whose file's bytes are not the ones the row was made from, `forced` paths (changed between two commits), new
+  /// files, and rows whose file is gone; for other files (attachments), only whether they exist. `settled`: racy
+  /// rows confirmed by their bytes whose stat data can be trusted from now on (``confirm(_:root:)``).
   ///
   /// With a `scope` (a notebook), only its subtree is walked: rows elsewhere are left as they are (the next
   /// unscoped query checks them), except `forced` paths, which are stale wherever they are.
   static func stalePaths(
     _ db: Database, root: String, attachments: Bool, forced: Set<String>, scope: String? = nil
-  ) throws -> [String] {
+  ) throws -> (stale: [String], settled: [String]) {
     var stale: [String] = []
+    var confirming: [RacyRow] = []
     var indexedDirectories = Set(try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM note"))
     var fileDirectories = Set(try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM file"))
     func inScope(_ directory: String) -> Bool {
@@ -710,21 +737,27 @@ final class NoteIndex {
         let cursor = try Row.fetchCursor(rowsOfDirectory, arguments: [directory])
         while let row = try cursor.next() {
           rows[row[0]] = StatRow(
-            size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5] != 0, hasInk: row[6] != 0)
+            size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5], hasInk: row[6] != 0)
         }
       }
       for (name, info) in files {
         let path = RepoPaths.join(directory, name)
-        if let row = rows.removeValue(forKey: name), !forced.contains(path),
-          row == StatRow(info, hasInk: ink.contains(String(name.dropLast(3))))
-        {
-          continue
+        if let row = rows.removeValue(forKey: name), !forced.contains(path) {
+          switch row.freshness(of: StatRow(info, hasInk: ink.contains(String(name.dropLast(3))))) {
+          case .fresh: continue
+          case .confirmBytes(let hash):
+            confirming.append(RacyRow(path: path, hash: hash, info: info))
+            continue
+          case .stale: break
+          }
         }
         stale.append(path)
       }
       for name in rows.keys { stale.append(RepoPaths.join(directory, name)) }
       var known = Set<String>()
-      if fileDirectories.remove(directory) != nil { known = Set(try String.fetchAll(filesOfDirectory, arguments: [directory])) }
+      if fileDirectories.remove(directory) != nil {
+        known = Set(try String.fetchAll(filesOfDirectory, arguments: [directory]))
+      }
       for name in others {
         let path = RepoPaths.join(directory, name)
         if known.remove(path) == nil { stale.append(path) }
@@ -735,7 +768,8 @@ final class NoteIndex {
       stale += try String.fetchAll(db, sql: "SELECT path FROM note WHERE dir = ?", arguments: [directory])
     }
     for directory in fileDirectories { stale += try String.fetchAll(filesOfDirectory, arguments: [directory]) }
-    return stale
+    let confirmed = confirm(confirming, root: root)
+    return (stale + confirmed.stale, confirmed.settled)
   }
 
   /// The paths whose rows may not match the disk, judged from a change journal's records instead of a walk of the
@@ -749,7 +783,8 @@ final class NoteIndex {
   static func stalePaths(
     _ db: Database, root: String, attachments: Bool, forced: Set<String>, files: Set<String>,
     directories: Set<String>
-  ) throws -> [String] {
+  ) throws -> (stale: [String], settled: [String]) {
+    var confirming: [RacyRow] = []
     var notes = Set<String>()
     var subtrees = Set<String>()
     var others = Set<String>()
@@ -787,17 +822,21 @@ final class NoteIndex {
         let cursor = try Row.fetchCursor(rowsUnder, arguments: [top, top + "/", top + "0"])
         while let row = try cursor.next() {
           rows[row[0]] = StatRow(
-            size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5] != 0, hasInk: row[6] != 0)
+            size: row[1], mtime: row[2], ctime: row[3], inode: row[4], racy: row[5], hasInk: row[6] != 0)
         }
         known.formUnion(try String.fetchAll(filesUnder, arguments: [top, top + "/", top + "0"]))
       }
       walk(root: root, under: tops, attachments: attachments) { directory, files, ink, otherFiles in
         for (name, info) in files {
           let path = RepoPaths.join(directory, name)
-          if let row = rows.removeValue(forKey: path),
-            row == StatRow(info, hasInk: ink.contains(String(name.dropLast(3))))
-          {
-            continue
+          if let row = rows.removeValue(forKey: path) {
+            switch row.freshness(of: StatRow(info, hasInk: ink.contains(String(name.dropLast(3))))) {
+            case .fresh: continue
+            case .confirmBytes(let hash):
+              confirming.append(RacyRow(path: path, hash: hash, info: info))
+              continue
+            case .stale: break
+            }
           }
           stale.insert(path)
         }
@@ -819,31 +858,43 @@ final class NoteIndex {
     for path in notes where !stale.contains(path) {
       let info = FileSystem.lstatInfo(root + "/" + path)
       let row = try Row.fetchOne(rowOfPath, arguments: [path]).map { row in
-        StatRow(size: row[0], mtime: row[1], ctime: row[2], inode: row[3], racy: row[4] != 0, hasInk: row[5] != 0)
+        StatRow(size: row[0], mtime: row[1], ctime: row[2], inode: row[3], racy: row[4], hasInk: row[5] != 0)
       }
       if let info, info.isRegular {
         if let row {
           let ink = FileSystem.lstatInfo(root + "/" + String(path.dropLast(3)) + RepoPaths.inkSuffix)
-          if row == StatRow(info, hasInk: ink?.isRegular == true) { continue }
+          switch row.freshness(of: StatRow(info, hasInk: ink?.isRegular == true)) {
+          case .fresh: continue
+          case .confirmBytes(let hash):
+            confirming.append(RacyRow(path: path, hash: hash, info: info))
+            continue
+          case .stale: break
+          }
         }
       } else if row == nil {
         continue
       }
       stale.insert(path)
     }
-    return stale.sorted()
+    let confirmed = confirm(confirming, root: root)
+    stale.formUnion(confirmed.stale)
+    return (stale.sorted(), confirmed.settled)
   }
 
   /// What the walk compares: a row that is not racy and equals the file's is up to date.
-  private struct StatRow: Equatable {
+  private struct StatRow {
     var size: Int64
     var mtime: Int64
     var ctime: Int64
     var inode: Int64
-    var racy: Bool
+    /// The `racy` column: 0 when the stat data settle whether the file changed; else the row was recorded so soon
+    /// after the file's last change that another write in the same clock tick could leave them equal — 1 when
+    /// only reading the file again can tell, any other value the ``Journal/contentHash(_:)`` of the bytes the row
+    /// was made from (``racyMarker(_:)``), which the file must still hash to.
+    var racy: Int64
     var hasInk: Bool
 
-    init(size: Int64, mtime: Int64, ctime: Int64, inode: Int64, racy: Bool, hasInk: Bool) {
+    init(size: Int64, mtime: Int64, ctime: Int64, inode: Int64, racy: Int64, hasInk: Bool) {
       (self.size, self.mtime, self.ctime, self.inode, self.racy, self.hasInk) = (
         size, mtime, ctime, inode, racy, hasInk
       )
@@ -852,28 +903,92 @@ final class NoteIndex {
     init(_ info: FileSystem.Info, hasInk: Bool) {
       self.init(
         size: info.size, mtime: info.modifiedNanoseconds, ctime: info.changedNanoseconds,
-        inode: Int64(bitPattern: info.inode), racy: false, hasInk: hasInk)
+        inode: Int64(bitPattern: info.inode), racy: 0, hasInk: hasInk)
+    }
+
+    /// Whether this row is up to date with a file whose stat data are `file`.
+    func freshness(of file: StatRow) -> Freshness {
+      guard size == file.size, mtime == file.mtime, ctime == file.ctime, inode == file.inode, hasInk == file.hasInk
+      else { return .stale }
+      switch racy {
+      case 0: return .fresh
+      case 1: return .stale
+      default: return .confirmBytes(UInt64(bitPattern: racy))
+      }
     }
   }
 
-  /// Makes the rows of `path` match the file on disk now: replaced when it is a note, removed when it is gone; a
-  /// file that is no note (an attachment, or anything in an attachment folder) gets its `file` row.
-  static func sync(_ db: Database, root: String, path: String, now: Int64, attachments: Bool) throws {
-    if let rowid = try Int64.fetchOne(
-      db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?"), arguments: [path])
-    {
-      try uncountForInbox(db, rowid: rowid)
-      for table in [
-        "fts WHERE rowid", "tag WHERE note", "field WHERE note", "task WHERE note", "reminder WHERE note",
-        "link WHERE note", "note WHERE rowid",
-      ] {
-        try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [rowid])
+  private enum Freshness {
+    case fresh
+    case stale
+    /// The stat data match but cannot settle it: up to date exactly when the file's bytes still hash to this.
+    case confirmBytes(UInt64)
+  }
+
+  /// A racy row whose stat data matched its file's during a walk.
+  private struct RacyRow {
+    var path: String
+    var hash: UInt64
+    var info: FileSystem.Info
+  }
+
+  /// The `racy` column's value for a row made from bytes hashing to `hash` (nil: not read whole).
+  static func racyMarker(_ hash: UInt64?) -> Int64 {
+    guard let hash else { return 1 }
+    let marker = Int64(bitPattern: hash)
+    // 0 and 1 mean something else; such a hash is read again instead (one file in 2^63).
+    return marker == 0 || marker == 1 ? 1 : marker
+  }
+
+  /// Reads the files of racy rows whose stat data matched and hashes their bytes: those that differ from what the
+  /// row was made from are stale. Re-indexing them would cost far more: a command that rewrote a thousand notes
+  /// left a thousand racy rows, and the next command (run within the same second or not) read them all again into
+  /// the index. `settled` are the confirmed rows whose file last changed long enough ago that its next write must
+  /// change its stat data: they can be trusted by stat data alone from now on.
+  private static func confirm(_ rows: [RacyRow], root: String) -> (stale: [String], settled: [String]) {
+    guard !rows.isEmpty else { return ([], []) }
+    let now = nowNanoseconds()
+    func near(_ nanoseconds: Int64) -> Bool { abs(nanoseconds - now) < racyNanoseconds }
+    // The bytes IndexedDocument reads: a file as long as that limit was never hashed whole.
+    let limit = IndexedDocument.bodyLimit + NoteScanner.headBytes
+    var stale: [String] = []
+    var settled: [String] = []
+    for row in rows {
+      guard let data = try? FileSystem.read(root + "/" + row.path, limit: limit), data.count < limit,
+        Journal.contentHash(data) == row.hash
+      else {
+        stale.append(row.path)
+        continue
       }
+      if !near(row.info.modifiedNanoseconds), !near(row.info.changedNanoseconds) { settled.append(row.path) }
     }
+    return (stale, settled)
+  }
+
+  /// The columns of `note` that ``sync(_:root:path:now:attachments:)`` writes, in the order it writes them.
+  static let noteRowColumns = [
+    "path", "dir", "name", "path_folded", "note_id", "note_id_folded", "title", "title_folded", "created",
+    "created_offset", "updated", "updated_offset", "tags", "aliases", "conflict_of", "warning", "has_ink", "link_name",
+    "size", "mtime", "ctime", "inode", "racy",
+  ]
+
+  /// Makes the rows of `path` match the file on disk now: made or brought up to date when it is a note, removed
+  /// when it is gone; a file that is no note (an attachment, or anything in an attachment folder) gets its `file`
+  /// row.
+  ///
+  /// A note that already has rows keeps its rowid, and only the values that differ are written: every index entry
+  /// written costs a page of the database's log, and a note whose links were rewritten (a rename's thousand) changes
+  /// one link and its text, not its ten links, its path or its dates. Deleting and inserting it again wrote each
+  /// index entry of each of its rows, three times the pages for the same result.
+  static func sync(_ db: Database, root: String, path: String, now: Int64, attachments: Bool) throws {
+    let existing = try Int64.fetchOne(
+      db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?"), arguments: [path])
     try db.cachedStatement(sql: "DELETE FROM file WHERE path = ?").execute(arguments: [path])
-    guard !isHidden(path), let info = FileSystem.lstatInfo(root + "/" + path), info.isRegular else { return }
-    guard RepoPaths.isNotePath(path), !(attachments && isAttachment(root: root, path)) else {
-      return try insertFile(db, path)
+    let info = isHidden(path) ? nil : FileSystem.lstatInfo(root + "/" + path)
+    guard let info, info.isRegular, RepoPaths.isNotePath(path), !(attachments && isAttachment(root: root, path)) else {
+      if let existing { try deleteNote(db, rowid: existing) }
+      if let info, info.isRegular { try insertFile(db, path) }
+      return
     }
     let document = IndexedDocument.read(root: root, path: path)
     let note = document.note
@@ -881,38 +996,133 @@ final class NoteIndex {
     // Only a time close to now is racy: a file whose mtime is far in the future (clock skew, an unpacked archive)
     // gets the then-current time on its next write, which differs, so it must not be re-read on every command.
     func near(_ nanoseconds: Int64) -> Bool { abs(nanoseconds - now) < racyNanoseconds }
-    let racy = near(info.modifiedNanoseconds) || near(info.changedNanoseconds)
-    try db.cachedStatement(
-      sql: """
-        INSERT INTO note(path, dir, name, path_folded, note_id, note_id_folded, title, title_folded, created,
-          created_offset, updated, updated_offset, tags, aliases, conflict_of, warning, has_ink, link_name, size,
-          mtime, ctime, inode, racy)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    ).execute(arguments: [
-      path, RepoPaths.directory(of: path), RepoPaths.lastComponent(of: path), path.lowercased(), note.id,
+    // Recorded with the bytes' hash, a racy row costs the next command a read of the file, not a re-index.
+    let racy = near(info.modifiedNanoseconds) || near(info.changedNanoseconds) ? racyMarker(document.contentHash) : 0
+    let dir = RepoPaths.directory(of: path)
+    let values: [(any DatabaseValueConvertible)?] = [
+      path, dir, RepoPaths.lastComponent(of: path), path.lowercased(), note.id,
       note.id?.lowercased(), note.title, fold(note.title), note.created?.date.timeIntervalSince1970,
       note.created?.offsetSeconds, note.updated?.date.timeIntervalSince1970, note.updated?.offsetSeconds,
       joined(note.tags), joined(note.aliases), note.conflictOf, note.warning, hasInk, LinkResolver.nameKey(path: path),
-      info.size,
-      info.modifiedNanoseconds, info.changedNanoseconds, Int64(bitPattern: info.inode), racy,
-    ])
-    let rowid = db.lastInsertedRowID
-    try db.cachedStatement(sql: "INSERT INTO fts(rowid, title, tags, body) VALUES (?, ?, ?, ?)").execute(
-      arguments: [rowid, note.title, note.tags.joined(separator: " "), document.body])
-    try countForInbox(
-      db, dir: RepoPaths.directory(of: path), text: inboxText(title: note.title, tags: note.tags, body: document.body))
+      info.size, info.modifiedNanoseconds, info.changedNanoseconds, Int64(bitPattern: info.inode), racy,
+    ]
+    let noteValues = values.map { $0?.databaseValue ?? .null }
+    let text = [note.title, note.tags.joined(separator: " "), document.body].map(\.databaseValue)
+    let countedText: () -> String = { inboxText(title: note.title, tags: note.tags, body: document.body) }
+    guard let rowid = existing else {
+      let columns = noteRowColumns.joined(separator: ", ")
+      let marks = Array(repeating: "?", count: noteRowColumns.count).joined(separator: ", ")
+      try db.cachedStatement(sql: "INSERT INTO note(\(columns)) VALUES (\(marks))")
+        .execute(arguments: StatementArguments(noteValues))
+      let rowid = db.lastInsertedRowID
+      try db.cachedStatement(sql: "INSERT INTO fts(rowid, title, tags, body) VALUES (?, ?, ?, ?)").execute(
+        arguments: StatementArguments([rowid.databaseValue] + text))
+      try countForInbox(db, dir: dir, text: countedText())
+      try insertTags(db, rowid: rowid, note.tags)
+      try insertFields(db, rowid: rowid, document.fields)
+      try insertTasks(db, rowid: rowid, document.tasks)
+      try insertLinks(db, rowid: rowid, document.links)
+      return
+    }
+
+    let oldNote = try Row.fetchOne(
+      db.cachedStatement(sql: "SELECT \(noteRowColumns.joined(separator: ", ")) FROM note WHERE rowid = ?"),
+      arguments: [rowid]
+    ).map { Array($0.databaseValues) }
+    let oldText = try Row.fetchOne(
+      db.cachedStatement(sql: "SELECT title, tags, body FROM fts WHERE rowid = ?"), arguments: [rowid]
+    ).map { Array($0.databaseValues) }
+    let textChanged: Bool = oldText != text
+    // The inbox counts follow the note's words and notebook; counted out before its rows change.
+    let dirIndex = noteRowColumns.firstIndex(of: "dir")!
+    let recount: Bool = textChanged || oldNote?[dirIndex] != noteValues[dirIndex]
+    if recount { try uncountForInbox(db, rowid: rowid) }
+    try updateChanged(
+      db, table: "note", key: "rowid = ?", keyValues: [rowid.databaseValue], columns: noteRowColumns,
+      old: oldNote, new: noteValues)
+    if textChanged {
+      if oldText == nil {
+        try db.cachedStatement(sql: "INSERT INTO fts(rowid, title, tags, body) VALUES (?, ?, ?, ?)").execute(
+          arguments: StatementArguments([rowid.databaseValue] + text))
+      } else {
+        try db.cachedStatement(sql: "UPDATE fts SET title = ?, tags = ?, body = ? WHERE rowid = ?").execute(
+          arguments: StatementArguments(text + [rowid.databaseValue]))
+      }
+    }
+    if recount { try countForInbox(db, dir: dir, text: countedText()) }
+    // Tags follow from the `tags` column, which holds them all.
+    let tagsIndex = noteRowColumns.firstIndex(of: "tags")!
+    let tagsChanged: Bool = oldNote?[tagsIndex] != noteValues[tagsIndex]
+    if tagsChanged {
+      try db.cachedStatement(sql: "DELETE FROM tag WHERE note = ?").execute(arguments: [rowid])
+      try insertTags(db, rowid: rowid, note.tags)
+    }
+    let oldFields = try Row.fetchAll(
+      db.cachedStatement(sql: "SELECT key, text, folded, number, instant FROM field WHERE note = ? ORDER BY rowid"),
+      arguments: [rowid]
+    ).map { Array($0.databaseValues) }
+    let fieldsChanged: Bool = oldFields != document.fields.map(fieldValues)
+    if fieldsChanged {
+      try db.cachedStatement(sql: "DELETE FROM field WHERE note = ?").execute(arguments: [rowid])
+      try insertFields(db, rowid: rowid, document.fields)
+    }
+    // Tasks are few and seldom in a note: written again whole (no row: nothing written).
+    try db.cachedStatement(sql: "DELETE FROM task WHERE note = ?").execute(arguments: [rowid])
+    try db.cachedStatement(sql: "DELETE FROM reminder WHERE note = ?").execute(arguments: [rowid])
+    try insertTasks(db, rowid: rowid, document.tasks)
+    try updateLinks(db, rowid: rowid, document.links)
+  }
+
+  /// Removes every row of the note `rowid`.
+  static func deleteNote(_ db: Database, rowid: Int64) throws {
+    try uncountForInbox(db, rowid: rowid)
+    for table in [
+      "fts WHERE rowid", "tag WHERE note", "field WHERE note", "task WHERE note", "reminder WHERE note",
+      "link WHERE note", "note WHERE rowid",
+    ] {
+      try db.cachedStatement(sql: "DELETE FROM \(table) = ?").execute(arguments: [rowid])
+    }
+  }
+
+  /// Sets the columns of one row whose value in `new` differs from `old` (nil: unknown, all are set), leaving the
+  /// others and the index entries over them untouched: SQLite rewrites an index entry whenever its column is set,
+  /// to the same value or not.
+  static func updateChanged(
+    _ db: Database, table: String, key: String, keyValues: [DatabaseValue], columns: [String], old: [DatabaseValue]?,
+    new: [DatabaseValue]
+  ) throws {
+    var assignments: [String] = []
+    var arguments: [DatabaseValue] = []
+    for (index, column) in columns.enumerated() {
+      let changed: Bool = old?[index] != new[index]
+      guard changed else { continue }
+      assignments.append("\(column) = ?")
+      arguments.append(new[index])
+    }
+    guard !assignments.isEmpty else { return }
+    try db.cachedStatement(sql: "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(key)").execute(
+      arguments: StatementArguments(arguments + keyValues))
+  }
+
+  static func insertTags(_ db: Database, rowid: Int64, _ tags: [String]) throws {
     let insertTag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tag(note, tag, folded) VALUES (?, ?, ?)")
-    for tag in note.tags { try insertTag.execute(arguments: [rowid, tag, NoteRepository.tagKey(tag)]) }
+    for tag in tags { try insertTag.execute(arguments: [rowid, tag, NoteRepository.tagKey(tag)]) }
+  }
+
+  /// A field row's values after its note's rowid, as `field` stores them.
+  static func fieldValues(_ field: FrontMatterField) -> [DatabaseValue] {
+    [
+      field.key.databaseValue, field.text.databaseValue, fold(field.text).databaseValue, field.number.databaseValue,
+      field.instant?.timeIntervalSince1970.databaseValue ?? .null,
+    ]
+  }
+
+  static func insertFields(_ db: Database, rowid: Int64, _ fields: [FrontMatterField]) throws {
     let insertField = try db.cachedStatement(
       sql: "INSERT INTO field(note, key, text, folded, number, instant) VALUES (?, ?, ?, ?, ?, ?)")
-    for field in document.fields {
-      try insertField.execute(arguments: [
-        rowid, field.key, field.text, fold(field.text), field.number, field.instant?.timeIntervalSince1970,
-      ])
+    for field in fields {
+      try insertField.execute(arguments: StatementArguments([rowid.databaseValue] + fieldValues(field)))
     }
-    try insertTasks(db, rowid: rowid, document.tasks)
-    try insertLinks(db, rowid: rowid, document.links)
   }
 
   /// The case-insensitive form titles sort by and values compare by. The standard library's, not Foundation's

@@ -1,0 +1,67 @@
+import Foundation
+import NBTestSupport
+import XCTest
+
+@testable import NoteStore
+
+/// Staging a batch of files: flushed to disk file by file for a few, by one flush of the file system for many
+/// (Linux), and either way whole once installed, with nothing left behind when the batch fails half-way.
+final class AtomicFileTests: XCTestCase {
+  private var temp: TemporaryDirectory!
+
+  override func setUpWithError() throws {
+    temp = try TemporaryDirectory()
+  }
+
+  override func tearDownWithError() throws {
+    temp = nil
+  }
+
+  private func leftovers(in directory: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(AtomicFile.isTemporary).sorted()
+  }
+
+  func testABatchIsWholeOnceInstalledBelowAndAboveTheFlushThreshold() throws {
+    let directory = try temp.directory("notes")
+    for count in [1, AtomicFile.fileSystemFlushMinimum - 1, AtomicFile.fileSystemFlushMinimum, 300] {
+      let files = (0..<count).map { i in
+        (data: Data("note \(i) of \(count)\n".utf8), target: directory.appendingPathComponent("n\(i).md").path)
+      }
+      let staged = try AtomicFile.stage(files)
+      XCTAssertEqual(staged.count, count)
+      XCTAssertEqual(try leftovers(in: directory).count, count, "staged, not yet installed")
+      for file in staged { try AtomicFile.install(file) }
+      XCTAssertEqual(try leftovers(in: directory), [])
+      for file in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file.target)), file.data) }
+    }
+  }
+
+  /// Files replaced by installs are held open only until ``ReplacedFiles/wait()``: none is left open after it, however
+  /// many more than it holds at once a batch replaces.
+  func testReplacedFilesAreAllClosedAfterTheWait() throws {
+    let directory = try temp.directory("notes")
+    func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+    let targets = (0..<300).map { directory.appendingPathComponent("n\($0).md").path }
+    for target in targets { try Data("old\n".utf8).write(to: URL(fileURLWithPath: target)) }
+    let before = try openDescriptors()
+    let replaced = ReplacedFiles()
+    let staged = try AtomicFile.stage(targets.map { (Data("new\n".utf8), $0) })
+    for file in staged { try AtomicFile.install(file, releasing: replaced) }
+    replaced.wait()
+    XCTAssertEqual(try openDescriptors(), before)
+    for target in targets { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: target)), Data("new\n".utf8)) }
+    XCTAssertEqual(try leftovers(in: directory), [])
+  }
+
+  func testAFailedBatchLeavesNothingBehind() throws {
+    let directory = try temp.directory("notes")
+    var files = (0..<40).map { i in
+      (data: Data("note \(i)\n".utf8), target: directory.appendingPathComponent("n\(i).md").path)
+    }
+    // A target whose folder does not exist: its temporary file cannot be made, after 30 others were written.
+    files[30].target = directory.appendingPathComponent("missing/n30.md").path
+    XCTAssertThrowsError(try AtomicFile.stage(files))
+    XCTAssertEqual(try leftovers(in: directory), [])
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+  }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import NBTestSupport
+import XCTest
+
+@testable import NoteStore
+
+/// Refreshing the index row by row: rows brought up to date in place (a note keeps its rowid, only changed values
+/// are written) hold exactly what a rebuild from scratch holds, and a row recorded while its file could still change
+/// unseen is trusted again only when the file's bytes are the ones it was made from.
+final class IndexRefreshTests: NoteRepositoryTestCase {
+  /// Every row of every table the notes fill, keyed by path instead of rowid, in one canonical order: what two
+  /// indexes of the same notes must agree on. Stat data and raciness depend on when a row was written, not on the
+  /// note, and are left out.
+  private func dump() throws -> [String] {
+    try repository.index.read { db in
+      var lines: [String] = []
+      func add(_ sql: String) throws {
+        for row in try Row.fetchAll(db, sql: sql) {
+          lines.append(row.databaseValues.map { "\($0)" }.joined(separator: " | "))
+        }
+      }
+      let columns = NoteIndex.noteRowColumns.filter { !["size", "mtime", "ctime", "inode", "racy"].contains($0) }
+      try add("SELECT 'note', \(columns.joined(separator: ", ")) FROM note ORDER BY path")
+      try add(
+        "SELECT 'fts', n.path, f.title, f.tags, f.body FROM fts f JOIN note n ON n.rowid = f.rowid ORDER BY n.path")
+      try add(
+        "SELECT 'tag', n.path, t.tag, t.folded FROM tag t JOIN note n ON n.rowid = t.note ORDER BY n.path, t.folded")
+      try add(
+        """
+        SELECT 'field', n.path, f.key, f.text, f.folded, f.number, f.instant FROM field f
+        JOIN note n ON n.rowid = f.note ORDER BY n.path, f.rowid
+        """)
+      try add(
+        "SELECT 'task', n.path, t.* FROM task t JOIN note n ON n.rowid = t.note ORDER BY n.path, t.line")
+      try add(
+        """
+        SELECT 'reminder', n.path, r.line, r.text FROM reminder r JOIN note n ON n.rowid = r.note
+        ORDER BY n.path, r.line, r.text
+        """)
+      try add(
+        """
+        SELECT 'link', n.path, l.ordinal, \(NoteIndex.linkRowColumns.map { "l." + $0 }.joined(separator: ", "))
+        FROM link l JOIN note n ON n.rowid = l.note ORDER BY n.path, l.ordinal
+        """)
+      try add("SELECT 'file', path, dir, name FROM file ORDER BY path")
+      // The task rows name their note by rowid: the join above replaced it, the raw column must not differ.
+      return lines.map { $0.replacingOccurrences(of: #"\| \d+ \| "#, with: "| # | ", options: .regularExpression) }
+    }
+  }
+
+  private func note(_ index: Int, round: Int, random: inout SplitMix64) -> String {
+    let tags = ["red", "blue", "work/x"].filter { _ in random.next() % 2 == 0 }
+    var text = "---\ntitle: Note \(index) r\(random.next() % 3)\ntags: [\(tags.joined(separator: ", "))]\n"
+    if random.next() % 2 == 0 { text += "status: open\ndue: 2026-12-0\(1 + random.next() % 9)\n" }
+    if random.next() % 2 == 0 { text += "rating: \(random.next() % 5)\nrelated: \"[[n\(random.next() % 6)]]\"\n" }
+    text += "---\n# Heading\n\n"
+    for line in 0..<Int(random.next() % 6) {
+      switch random.next() % 6 {
+      case 0: text += "See [[n\(random.next() % 6)]] and [[n\(random.next() % 6)#Part|shown]].\n"
+      case 1: text += "- [ ] task \(line) 📅 2026-12-1\(random.next() % 9)\n"
+      case 2: text += "A [markdown](n\(random.next() % 6).md) link and ![[pic.png]] on round \(round).\n"
+      case 3: text += "- [x] done \(line)\n"
+      case 4: text += "Same line [[n1]] [[n1]] [[n2]].\n"
+      default: text += "Plain words about plans \(random.next() % 4).\n"
+      }
+    }
+    return text
+  }
+
+  func testRowsBroughtUpToDateInPlaceEqualARebuild() throws {
+    var random = SplitMix64(seed: 7)
+    try write("pic.png", Data([0x89, 0x50]))
+    for i in 0..<6 { try write("\(i % 2 == 0 ? "a" : "b")/n\(i).md", note(i, round: 0, random: &random)) }
+    XCTAssertEqual(try repository.allNotes().count, 6)
+    for round in 1...12 {
+      // Edits of every kind: links added, changed and dropped, tags, fields, tasks, titles; a note gone and back.
+      for i in 0..<6 where random.next() % 3 != 0 {
+        let path = "\(i % 2 == 0 ? "a" : "b")/n\(i).md"
+        if random.next() % 7 == 0 {
+          try? FileManager.default.removeItem(at: url(path))
+        } else {
+          try write(path, note(i, round: round, random: &random))
+        }
+      }
+      _ = try repository.allNotes()
+      let refreshed = try dump()
+      _ = try repository.index.rebuild()
+      XCTAssertEqual(refreshed, try dump(), "round \(round): the refreshed rows differ from a rebuild's")
+    }
+  }
+
+  /// The rowid of `path`'s row and its indexed title.
+  private func row(_ path: String) throws -> (rowid: Int64, title: String, racy: Int64)? {
+    try repository.index.read { db in
+      try Row.fetchOne(db, sql: "SELECT rowid, title, racy FROM note WHERE path = ?", arguments: [path]).map {
+        ($0[0], $0[1], $0[2])
+      }
+    }
+  }
+
+  /// Gives the row of `path` the file's current stat data, as if the file had been written again within the clock
+  /// tick the row was recorded in (where stat data cannot tell the two versions apart), and `title` as its title,
+  /// so a refresh that re-indexed the file would show.
+  private func pretendSameTick(_ path: String, title: String) throws {
+    let info = try XCTUnwrap(FileSystem.lstatInfo(url(path).path))
+    try DatabaseQueue(path: repository.index.path).write { db in
+      try db.execute(
+        sql: "UPDATE note SET size = ?, mtime = ?, ctime = ?, inode = ?, title = ? WHERE path = ?",
+        arguments: [
+          info.size, info.modifiedNanoseconds, info.changedNanoseconds, Int64(bitPattern: info.inode), title, path,
+        ])
+    }
+  }
+
+  func testARacyRowIsConfirmedByItsBytesNotReadAgain() throws {
+    try write("a/one.md", "---\ntitle: First\n---\nalpha\n")
+    XCTAssertEqual(try repository.allNotes().map(\.title), ["First"])
+    let recorded = try XCTUnwrap(try row("a/one.md"))
+    XCTAssertNotEqual(recorded.racy, 0, "written just now: racy")
+    XCTAssertNotEqual(recorded.racy, 1, "racy with the hash of its bytes")
+    XCTAssertEqual(recorded.racy, NoteIndex.racyMarker(Journal.contentHash(try readData("a/one.md"))))
+
+    // The same bytes under the same stat data: confirmed by reading them, not indexed again.
+    try pretendSameTick("a/one.md", title: "Kept")
+    XCTAssertEqual(try repository.allNotes().map(\.title), ["Kept"])
+
+    // Other bytes of the same size under the same stat data: stale, read again.
+    try write("a/one.md", "---\ntitle: Other\n---\nomega\n")
+    try pretendSameTick("a/one.md", title: "Kept")
+    XCTAssertEqual(try repository.allNotes().map(\.title), ["Other"])
+    XCTAssertEqual(try row("a/one.md")?.rowid, recorded.rowid, "brought up to date in place")
+  }
+
+  func testARacyRowSettlesOnceItsFileIsOldEnough() throws {
+    try write("a/one.md", "---\ntitle: First\n---\nalpha\n")
+    XCTAssertEqual(try repository.allNotes().map(\.title), ["First"])
+    XCTAssertNotEqual(try row("a/one.md")?.racy, 0)
+    let old = Date().addingTimeInterval(-60)
+    try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: url("a/one.md").path)
+    // Its ctime is still now: the next refresh reads it again (its stat data changed), still racy.
+    _ = try repository.allNotes()
+    XCTAssertNotEqual(try row("a/one.md")?.racy, 0)
+    Thread.sleep(forTimeInterval: Double(NoteIndex.racyNanoseconds) / 1e9 + 0.2)
+    try pretendSameTick("a/one.md", title: "Kept")
+    _ = try repository.allNotes()
+    XCTAssertNotEqual(try row("a/one.md")?.racy, 0, "a few rows are confirmed again rather than written")
+    XCTAssertEqual(try row("a/one.md")?.title, "Kept", "confirmed, not read into the index again")
+    // The next refresh that writes anyway settles it.
+    try write("b/other.md", "---\ntitle: Other\n---\nbeta\n")
+    _ = try repository.allNotes()
+    XCTAssertEqual(try row("a/one.md")?.racy, 0, "confirmed and old enough: trusted by its stat data from now on")
+    XCTAssertEqual(try row("a/one.md")?.title, "Kept", "confirmed, not read again")
+  }
+}
