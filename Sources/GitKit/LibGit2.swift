@@ -69,8 +69,7 @@ public enum LibGit2 {
   }
 
   /// Starts loading and initialising libgit2 on another thread, for a caller sure to need it soon that has other
-  /// work to do first: loading it and parsing the system's CA bundle (libgit2 does at initialisation, with mbedTLS)
-  /// take about 10 ms, and the first call then waits only for what is left of them.
+  /// work to do first: loading it takes about 4 ms, and the first call then waits only for what is left of that.
   public static func preload() {
     Thread.detachNewThread { initialize() }
   }

@@ -67,8 +67,8 @@ enum AtomicFile {
     var staged: [Staged] = []
     // Descriptors written but not yet flushed; a long batch is flushed in slices to bound how many are open.
     var pending: [Int32] = []
-    // One open descriptor per file system the batch wrote to, for its `syncfs`.
-    var fileSystems: [UInt64: Int32] = [:]
+    // The file systems the batch wrote to: one descriptor of each stays in `pending`, for its `syncfs`.
+    var fileSystems = Set<UInt64>()
     do {
       for file in files {
         let url = URL(fileURLWithPath: file.target)
@@ -85,11 +85,7 @@ enum AtomicFile {
         if syncsFileSystems {
           var info = stat()
           if fstat(fd, &info) != 0 { throw ioError(file.target, errno) }
-          if fileSystems[UInt64(info.st_dev)] == nil {
-            fileSystems[UInt64(info.st_dev)] = fd
-          } else {
-            close(pending.removeLast())
-          }
+          if !fileSystems.insert(UInt64(info.st_dev)).inserted { close(pending.removeLast()) }
         } else if pending.count >= 128 {
           let slice = pending
           pending = []

@@ -86,15 +86,6 @@ struct RelinkPlan {
 }
 
 extension NoteRepository {
-  /// The rewrites that keep every link working when the files in `moves` (old path -> new path, every file that
-  /// moves: notes, sidecars, attachments) move and the files `added` appear, with nothing else changed.
-  ///
-  /// Which notes can be affected is answered from the index: a link only ever reaches a file of its own name key
-  /// (``LinkResolver/nameKey(path:)``), so the candidates are the notes holding a link keyed like a moved or added
-  /// file, plus the moved notes themselves (their relative links, and links found through their own folder). Each
-  /// candidate is read from disk and handed to ``LinkRewriter``, with one resolver over the files its links can reach
-  /// (those of their keys) as they are before the change and one as they will be after it: a link is rewritten only when it would otherwise reach another file, no file, or become
-  /// ambiguous — its path bytes alone, in its own form. `skip` are notes never rewritten (the notes being added).
   /// Whether notes being added could change what any existing link reaches: only links keyed like one of them
   /// can be (``LinkResolver/nameKey(path:)``). Asked of the index brought up to date with commits but without a walk
   /// of the work tree, so that `nb add` of a name nothing links to costs no walk; a link in a note edited outside nb
@@ -104,19 +95,35 @@ extension NoteRepository {
     let keys = Array(Set(added.filter { !NoteIndex.isHidden($0) }.map(LinkResolver.nameKey(path:))))
     guard !keys.isEmpty else { return false }
     return try index.read(walking: false) { db in
-      for start in stride(from: 0, to: keys.count, by: 500) {
-        let slice = Array(keys[start..<min(keys.count, start + 500)])
-        let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-        if try Bool.fetchOne(
-          db, sql: "SELECT 1 FROM link WHERE name IN (\(marks)) LIMIT 1", arguments: StatementArguments(slice)) == true
-        {
-          return true
-        }
+      var found = false
+      try Self.sliced(keys) { marks, arguments in
+        found = try found
+          || Bool.fetchOne(db, sql: "SELECT 1 FROM link WHERE name IN (\(marks)) LIMIT 1", arguments: arguments) == true
       }
-      return false
+      return found
     }
   }
 
+  /// Calls `body` with `values` in slices of 500 and as many `?` marks: SQLite takes at most 32 766 parameters, and
+  /// long lists (a notebook of many names) are asked in slices.
+  static func sliced<T: DatabaseValueConvertible>(
+    _ values: [T], _ body: (_ marks: String, StatementArguments) throws -> Void
+  ) rethrows {
+    for start in stride(from: 0, to: values.count, by: 500) {
+      let slice = Array(values[start..<min(values.count, start + 500)])
+      try body(Array(repeating: "?", count: slice.count).joined(separator: ","), StatementArguments(slice))
+    }
+  }
+
+  /// The rewrites that keep every link working when the files in `moves` (old path -> new path, every file that
+  /// moves: notes, sidecars, attachments) move and the files `added` appear, with nothing else changed.
+  ///
+  /// Which notes can be affected is answered from the index: a link only ever reaches a file of its own name key
+  /// (``LinkResolver/nameKey(path:)``), so the candidates are the notes holding a link keyed like a moved or added
+  /// file, plus the moved notes themselves (their relative links, and links found through their own folder). Each
+  /// candidate is read from disk and handed to ``LinkRewriter``, with one resolver over the files its links can reach
+  /// (those of their keys) as they are before the change and one as they will be after it: a link is rewritten only when it would otherwise reach another file, no file, or become
+  /// ambiguous — its path bytes alone, in its own form. `skip` are notes never rewritten (the notes being added).
   func relinkPlan(moves: [String: String], added: [String] = [], skip: Set<String> = []) throws -> RelinkPlan {
     // Hidden files (a notebook's `.notebook.yaml`) are nothing any link can reach, as for the index.
     let moves = moves.filter { !NoteIndex.isHidden($0.key) && $0.key != $0.value }
@@ -129,17 +136,6 @@ extension NoteRepository {
     }
     let movedNotes = moves.keys.filter { RepoPaths.isNotePath($0) }
     let (paths, candidates) = try index.read { db -> (Set<String>, [String: String?]) in
-      // SQLite takes at most 32 766 parameters: long lists (a notebook of many names) are asked in slices.
-      func sliced<T: DatabaseValueConvertible>(
-        _ values: [T], _ body: (_ marks: String, StatementArguments) throws -> Void
-      )
-        rethrows
-      {
-        for start in stride(from: 0, to: values.count, by: 500) {
-          let slice = Array(values[start..<min(values.count, start + 500)])
-          try body(Array(repeating: "?", count: slice.count).joined(separator: ","), StatementArguments(slice))
-        }
-      }
       var candidates: [String: String?] = [:]
       var rowids: [Int64] = []
       func collect(_ rows: [Row]) {
@@ -148,7 +144,7 @@ extension NoteRepository {
           rowids.append(row[2])
         }
       }
-      try sliced(Array(keys)) { marks, arguments in
+      try Self.sliced(Array(keys)) { marks, arguments in
         collect(
           try Row.fetchAll(
             db,
@@ -157,7 +153,7 @@ extension NoteRepository {
               WHERE rowid IN (SELECT DISTINCT note FROM link WHERE name IN (\(marks)))
               """, arguments: arguments))
       }
-      try sliced(movedNotes) { marks, arguments in
+      try Self.sliced(movedNotes) { marks, arguments in
         collect(
           try Row.fetchAll(
             db, sql: "SELECT path, note_id, rowid FROM note WHERE path IN (\(marks))", arguments: arguments))
@@ -168,11 +164,11 @@ extension NoteRepository {
       var paths = Set<String>()
       let pathsByKey =
         "SELECT path FROM note WHERE link_name IN (%@) UNION ALL SELECT path FROM file WHERE name IN (%@)"
-      try sliced(Array(keys)) { marks, arguments in
+      try Self.sliced(Array(keys)) { marks, arguments in
         let sql = pathsByKey.replacingOccurrences(of: "%@", with: marks)
         paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))
       }
-      try sliced(rowids) { marks, arguments in
+      try Self.sliced(rowids) { marks, arguments in
         let names = "SELECT name FROM link WHERE note IN (\(marks))"
         let sql = pathsByKey.replacingOccurrences(of: "%@", with: names)
         paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))

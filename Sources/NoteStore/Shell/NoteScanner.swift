@@ -153,23 +153,32 @@ final class NoteScanner {
     guard !path.isEmpty, !components.contains(where: \.isEmpty) else { return nil }
     var directory = ""
     for index in 0...components.count {
-      let full = directory.isEmpty ? root : root + "/" + directory
-      var children: [String] = []
-      var noteNames = Set<String>()
-      for entry in FileSystem.entries(of: full) where !entry.name.hasPrefix(".") {
-        if entry.isDirectory {
-          children.append(entry.name)
-        } else if entry.isRegular, entry.name.hasSuffix(".md") {
-          noteNames.insert(entry.name)
-        }
-      }
-      let notebooks = Self.notebookChildren(
-        children, of: directory, noteNames: noteNames, attachmentFolders: attachmentFolders)
+      let notebooks = notebookListing(directory).children
       guard index < components.count else { return notebooks.map { RepoPaths.join(directory, $0) } }
       guard notebooks.contains(components[index]) else { return nil }
       directory = RepoPaths.join(directory, components[index])
     }
     return nil
+  }
+
+  /// One read of `directory` (`""` = the root): its child notebooks (hidden directories and attachment folders left
+  /// out), how many notes it holds directly, and whether it has nb's settings file.
+  private func notebookListing(_ directory: String) -> (children: [String], noteCount: Int, hasSettings: Bool) {
+    var hasSettings = false
+    var children: [String] = []
+    var noteNames = Set<String>()
+    for entry in FileSystem.entries(of: directory.isEmpty ? root : root + "/" + directory) {
+      if entry.name == NoteRepository.notebookSettingsFile { hasSettings = true }
+      if entry.name.hasPrefix(".") { continue }
+      if entry.isDirectory {
+        children.append(entry.name)
+      } else if entry.isRegular, entry.name.hasSuffix(".md") {
+        noteNames.insert(entry.name)
+      }
+    }
+    let notebooks = Self.notebookChildren(
+      children, of: directory, noteNames: noteNames, attachmentFolders: attachmentFolders)
+    return (notebooks, noteNames.count, hasSettings)
   }
 
   /// Reads one note's metadata from disk; problems become the note's `warning`, never an error, because listing
@@ -222,31 +231,17 @@ final class NoteScanner {
   }
 
   private func walkNotebooks(directory: String, into result: inout [Notebook]) {
-    let full = directory.isEmpty ? root : root + "/" + directory
-    var hasSettings = false
-    var children: [String] = []
-    var noteNames = Set<String>()
-    for entry in FileSystem.entries(of: full) {
-      if entry.name == NoteRepository.notebookSettingsFile { hasSettings = true }
-      if entry.name.hasPrefix(".") { continue }
-      if entry.isDirectory {
-        children.append(entry.name)
-      } else if entry.isRegular, entry.name.hasSuffix(".md") {
-        noteNames.insert(entry.name)
-      }
-    }
-    let count = noteNames.count
-    for child in Self.notebookChildren(
-      children, of: directory, noteNames: noteNames, attachmentFolders: attachmentFolders)
-    {
+    let listing = notebookListing(directory)
+    for child in listing.children {
       walkNotebooks(directory: RepoPaths.join(directory, child), into: &result)
     }
     guard !directory.isEmpty else { return }
-    let title = hasSettings ? NotebookSettings.read(at: full + "/" + NoteRepository.notebookSettingsFile)?.title : nil
+    let settings = root + "/" + directory + "/" + NoteRepository.notebookSettingsFile
+    let title = listing.hasSettings ? NotebookSettings.read(at: settings)?.title : nil
     result.append(
       Notebook(
-        path: directory, title: title ?? RepoPaths.lastComponent(of: directory), noteCount: count,
-        hasSettings: hasSettings))
+        path: directory, title: title ?? RepoPaths.lastComponent(of: directory), noteCount: listing.noteCount,
+        hasSettings: listing.hasSettings))
   }
 }
 

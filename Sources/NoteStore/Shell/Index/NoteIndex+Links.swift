@@ -121,6 +121,11 @@ extension NoteIndex {
   /// The columns of `link` after `note` and `ordinal`, in the order ``linkValues(_:)`` gives them.
   static let linkRowColumns = ["kind", "target", "name", "line", "headings", "block", "display", "front", "text"]
 
+  /// One link row: its note, its ordinal, then ``linkRowColumns``.
+  static let insertLinkSQL =
+    "INSERT INTO link(note, ordinal, \(linkRowColumns.joined(separator: ", "))) VALUES ("
+    + Array(repeating: "?", count: linkRowColumns.count + 2).joined(separator: ", ") + ")"
+
   /// Each link row's values after its note and ordinal, as `link` stores them: a link on the same line as the one
   /// before it, with the same context, stores no text of its own.
   static func linkValues(_ rows: [LinkRow]) -> [[DatabaseValue]] {
@@ -138,11 +143,7 @@ extension NoteIndex {
 
   static func insertLinks(_ db: Database, rowid: Int64, _ rows: [LinkRow]) throws {
     guard !rows.isEmpty else { return }
-    let insert = try db.cachedStatement(
-      sql: """
-        INSERT INTO link(note, ordinal, kind, target, name, line, headings, block, display, front, text)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """)
+    let insert = try db.cachedStatement(sql: insertLinkSQL)
     for (ordinal, values) in linkValues(rows).enumerated() {
       try insert.execute(arguments: StatementArguments([rowid.databaseValue, ordinal.databaseValue] + values))
     }
@@ -157,11 +158,7 @@ extension NoteIndex {
       arguments: [rowid]
     ).map { Array($0.databaseValues) }
     let new = linkValues(rows)
-    let insert = try db.cachedStatement(
-      sql: """
-        INSERT INTO link(note, ordinal, kind, target, name, line, headings, block, display, front, text)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """)
+    let insert = try db.cachedStatement(sql: insertLinkSQL)
     for (ordinal, values) in new.enumerated() {
       if ordinal < old.count {
         try updateChanged(

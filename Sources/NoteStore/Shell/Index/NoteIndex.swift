@@ -742,14 +742,10 @@ final class NoteIndex {
       }
       for (name, info) in files {
         let path = RepoPaths.join(directory, name)
-        if let row = rows.removeValue(forKey: name), !forced.contains(path) {
-          switch row.freshness(of: StatRow(info, hasInk: ink.contains(String(name.dropLast(3))))) {
-          case .fresh: continue
-          case .confirmBytes(let hash):
-            confirming.append(RacyRow(path: path, hash: hash, info: info))
-            continue
-          case .stale: break
-          }
+        if let row = rows.removeValue(forKey: name), !forced.contains(path),
+          row.stands(for: info, hasInk: ink.contains(String(name.dropLast(3))), path: path, confirming: &confirming)
+        {
+          continue
         }
         stale.append(path)
       }
@@ -829,14 +825,10 @@ final class NoteIndex {
       walk(root: root, under: tops, attachments: attachments) { directory, files, ink, otherFiles in
         for (name, info) in files {
           let path = RepoPaths.join(directory, name)
-          if let row = rows.removeValue(forKey: path) {
-            switch row.freshness(of: StatRow(info, hasInk: ink.contains(String(name.dropLast(3))))) {
-            case .fresh: continue
-            case .confirmBytes(let hash):
-              confirming.append(RacyRow(path: path, hash: hash, info: info))
-              continue
-            case .stale: break
-            }
+          if let row = rows.removeValue(forKey: path),
+            row.stands(for: info, hasInk: ink.contains(String(name.dropLast(3))), path: path, confirming: &confirming)
+          {
+            continue
           }
           stale.insert(path)
         }
@@ -863,13 +855,7 @@ final class NoteIndex {
       if let info, info.isRegular {
         if let row {
           let ink = FileSystem.lstatInfo(root + "/" + String(path.dropLast(3)) + RepoPaths.inkSuffix)
-          switch row.freshness(of: StatRow(info, hasInk: ink?.isRegular == true)) {
-          case .fresh: continue
-          case .confirmBytes(let hash):
-            confirming.append(RacyRow(path: path, hash: hash, info: info))
-            continue
-          case .stale: break
-          }
+          if row.stands(for: info, hasInk: ink?.isRegular == true, path: path, confirming: &confirming) { continue }
         }
       } else if row == nil {
         continue
@@ -906,23 +892,21 @@ final class NoteIndex {
         inode: Int64(bitPattern: info.inode), racy: 0, hasInk: hasInk)
     }
 
-    /// Whether this row is up to date with a file whose stat data are `file`.
-    func freshness(of file: StatRow) -> Freshness {
-      guard size == file.size, mtime == file.mtime, ctime == file.ctime, inode == file.inode, hasInk == file.hasInk
-      else { return .stale }
+    /// Whether this row can stand for the file at `path` whose stat data are `info`: when they settle it, or when
+    /// they match but only the file's bytes can tell — then it is queued in `confirming`, and
+    /// ``confirm(_:root:)`` has the last word.
+    func stands(for info: FileSystem.Info, hasInk: Bool, path: String, confirming: inout [RacyRow]) -> Bool {
+      let file = StatRow(info, hasInk: hasInk)
+      guard size == file.size, mtime == file.mtime, ctime == file.ctime, inode == file.inode, self.hasInk == hasInk
+      else { return false }
       switch racy {
-      case 0: return .fresh
-      case 1: return .stale
-      default: return .confirmBytes(UInt64(bitPattern: racy))
+      case 0: return true
+      case 1: return false
+      default:
+        confirming.append(RacyRow(path: path, hash: UInt64(bitPattern: racy), info: info))
+        return true
       }
     }
-  }
-
-  private enum Freshness {
-    case fresh
-    case stale
-    /// The stat data match but cannot settle it: up to date exactly when the file's bytes still hash to this.
-    case confirmBytes(UInt64)
   }
 
   /// A racy row whose stat data matched its file's during a walk.
@@ -930,6 +914,14 @@ final class NoteIndex {
     var path: String
     var hash: UInt64
     var info: FileSystem.Info
+  }
+
+  /// Whether a file with stat data `info` changed so recently (`now`) that another write in the same clock tick
+  /// could leave them equal. Only a time close to now is racy: a file whose mtime is far in the future (clock skew,
+  /// an unpacked archive) gets the then-current time on its next write, which differs, so it must not be re-read on
+  /// every command.
+  static func isRacy(_ info: FileSystem.Info, now: Int64) -> Bool {
+    abs(info.modifiedNanoseconds - now) < racyNanoseconds || abs(info.changedNanoseconds - now) < racyNanoseconds
   }
 
   /// The `racy` column's value for a row made from bytes hashing to `hash` (nil: not read whole).
@@ -948,7 +940,6 @@ final class NoteIndex {
   private static func confirm(_ rows: [RacyRow], root: String) -> (stale: [String], settled: [String]) {
     guard !rows.isEmpty else { return ([], []) }
     let now = nowNanoseconds()
-    func near(_ nanoseconds: Int64) -> Bool { abs(nanoseconds - now) < racyNanoseconds }
     // The bytes IndexedDocument reads: a file as long as that limit was never hashed whole.
     let limit = IndexedDocument.bodyLimit + NoteScanner.headBytes
     var stale: [String] = []
@@ -960,7 +951,7 @@ final class NoteIndex {
         stale.append(row.path)
         continue
       }
-      if !near(row.info.modifiedNanoseconds), !near(row.info.changedNanoseconds) { settled.append(row.path) }
+      if !isRacy(row.info, now: now) { settled.append(row.path) }
     }
     return (stale, settled)
   }
@@ -993,11 +984,8 @@ final class NoteIndex {
     let document = IndexedDocument.read(root: root, path: path)
     let note = document.note
     let hasInk = FileSystem.lstatInfo(root + "/" + String(path.dropLast(3)) + RepoPaths.inkSuffix)?.isRegular == true
-    // Only a time close to now is racy: a file whose mtime is far in the future (clock skew, an unpacked archive)
-    // gets the then-current time on its next write, which differs, so it must not be re-read on every command.
-    func near(_ nanoseconds: Int64) -> Bool { abs(nanoseconds - now) < racyNanoseconds }
     // Recorded with the bytes' hash, a racy row costs the next command a read of the file, not a re-index.
-    let racy = near(info.modifiedNanoseconds) || near(info.changedNanoseconds) ? racyMarker(document.contentHash) : 0
+    let racy = isRacy(info, now: now) ? racyMarker(document.contentHash) : 0
     let dir = RepoPaths.directory(of: path)
     let values: [(any DatabaseValueConvertible)?] = [
       path, dir, RepoPaths.lastComponent(of: path), path.lowercased(), note.id,
