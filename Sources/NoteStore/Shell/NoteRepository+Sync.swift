@@ -294,8 +294,7 @@ extension NoteRepository {
   // MARK: - Sync
 
   /// Starts loading git's library on another thread, for a caller about to sync (or do anything else with git)
-  /// that opens the repository first: the load (about 10 ms, most of it libgit2 parsing the system's CA
-  /// certificates) overlaps that work instead of following it.
+  /// that opens the repository first: the load (about 4 ms) overlaps that work instead of following it.
   public static func prepareGit() {
     NoteHistory.preload()
   }

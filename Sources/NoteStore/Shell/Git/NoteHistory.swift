@@ -413,7 +413,7 @@ final class NoteHistory {
   func snapshot(of commit: String) throws -> [String: StoredFile] {
     let id = try objectID(commit)
     return try mapped {
-      try git.treeEntries(ofCommit: id).mapValues { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) }
+      try git.treeEntries(ofCommit: id).mapValues(StoredFile.init(entry:))
     }
   }
 
@@ -422,11 +422,8 @@ final class NoteHistory {
   func fileChanges(from old: String, to new: String) throws -> [String: (old: StoredFile?, new: StoredFile?)] {
     let (oldID, newID) = (try objectID(old), try objectID(new))
     return try mapped {
-      try git.treeChanges(from: oldID, to: newID).mapValues { change in
-        (
-          change.old.map { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) },
-          change.new.map { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) }
-        )
+      try git.treeChanges(from: oldID, to: newID).mapValues {
+        ($0.old.map(StoredFile.init(entry:)), $0.new.map(StoredFile.init(entry:)))
       }
     }
   }
@@ -438,7 +435,7 @@ final class NoteHistory {
     let id = try objectID(commit)
     return try mapped {
       let listing = try git.directoryListing(ofCommit: id, directory: directory)
-      let files = listing.files.mapValues { StoredFile(id: $0.id.hex, mode: StoredFile.Mode($0.mode)) }
+      let files = listing.files.mapValues(StoredFile.init(entry:))
       return (files, listing.directories)
     }
   }
@@ -809,5 +806,12 @@ extension NoteHistory {
   /// implementation (for known_hosts fingerprints), and this file is NoteStore's only way to GitKit.
   static func sha256Hex(_ data: Data) -> String {
     SHA256.hash([UInt8](data)).map { String(format: "%02x", $0) }.joined()
+  }
+}
+
+extension StoredFile {
+  /// The file a git tree entry names.
+  fileprivate init(entry: TreeEntry) {
+    self.init(id: entry.id.hex, mode: StoredFile.Mode(entry.mode))
   }
 }
