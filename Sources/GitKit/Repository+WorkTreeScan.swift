@@ -17,6 +17,35 @@ public struct WorkTreeScan: Sendable {
   public var hashed: Int
 }
 
+/// The config settings the work-tree walk depends on (``Repository/workTreeSettings()``).
+public struct WorkTreeSettings: Equatable, Sendable {
+  /// `core.trustctime`: whether a changed ctime alone makes a file suspect.
+  public var trustCtime: Bool
+
+  /// Settings as a caller kept them.
+  public init(trustCtime: Bool) {
+    self.trustCtime = trustCtime
+  }
+}
+
+/// A repository opened on first need, by whichever thread asks first.
+private final class OpenedOnce: @unchecked Sendable {
+  private let open: () throws -> Repository
+  private var opened: Result<Repository, Error>?
+  private let lock = NSLock()
+
+  init(_ open: @escaping () throws -> Repository) {
+    self.open = open
+  }
+
+  func value() throws -> Repository {
+    lock.lock()
+    defer { lock.unlock() }
+    if opened == nil { opened = Result { try open() } }
+    return try opened!.get()
+  }
+}
+
 extension Repository {
   /// `status()` for the whole work tree, answered the way `git status` answers it: a tracked file whose stat data
   /// (size, mtime, ctime, inode, owner) equal what the index recorded is unchanged without being read; only a file
@@ -34,32 +63,72 @@ extension Repository {
   public func scanWorkTree(onDirectory: ((_ directory: String, _ names: [String]) -> Void)? = nil) throws
     -> WorkTreeScan?
   {
+    guard let settings = workTreeSettings(), let headTree = try headTreeID() else { return nil }
+    return try Self.scanWorkTree(
+      workTree: workTree, gitDirectory: gitDirectory, settings: settings, headTree: headTree,
+      indexFileStore: indexFileStore, repository: { self }, onDirectory: onDirectory)
+  }
+
+  /// The config settings ``scanWorkTree(onDirectory:)`` walks with; nil when one makes the walk unable to answer
+  /// (no file modes or symlinks, case-insensitive names, `core.checkStat` other than the default).
+  public func workTreeSettings() -> WorkTreeSettings? {
     guard configFlag("core.filemode"), configFlag("core.symlinks"), !configFlag("core.ignorecase", default: false),
       config("core.checkstat").map({ $0.lowercased() == "default" }) ?? true
     else { return nil }
-    let trustCtime = configFlag("core.trustctime")
+    return WorkTreeSettings(trustCtime: configFlag("core.trustctime"))
+  }
+
+  /// ``scanWorkTree(onDirectory:)`` without a repository opened beforehand, for a caller that knows the settings
+  /// and HEAD's tree from elsewhere (``GitFiles``, what it kept from an earlier process): libgit2 starts only if
+  /// the walk meets a file it must ask about (an untracked file's ignore rules, a file whose stat data cannot
+  /// settle it), through `repository`, called at most once.
+  public static func scanWorkTree(
+    workTree: URL, gitDirectory: URL, settings: WorkTreeSettings, headTree: ObjectID,
+    repository: @escaping () throws -> Repository, onDirectory: ((_ directory: String, _ names: [String]) -> Void)? = nil
+  ) throws -> WorkTreeScan? {
+    try scanWorkTree(
+      workTree: workTree, gitDirectory: gitDirectory, settings: settings, headTree: headTree,
+      indexFileStore: .shared, repository: repository, onDirectory: onDirectory)
+  }
+
+  static func scanWorkTree(
+    workTree: URL, gitDirectory: URL, settings: WorkTreeSettings, headTree: ObjectID,
+    indexFileStore: IndexFileStore, repository: @escaping () throws -> Repository,
+    onDirectory: ((_ directory: String, _ names: [String]) -> Void)?
+  ) throws -> WorkTreeScan? {
     let indexPath = gitDirectory.appendingPathComponent("index").path
     guard case .success(let loaded) = indexFileStore.load(indexPath),
       let table = try? IndexTable(loaded.snapshot), !table.hasUnusualEntries,
-      let tree = Self.cacheTreeRoot(table), let headTree = try headTreeID(), headTree == tree
+      let tree = cacheTreeRoot(table), headTree == tree
     else { return nil }
 
+    let opened = OpenedOnce(repository)
     let walker = WorkTreeWalker(
-      table: table, root: workTree.path, trustCtime: trustCtime,
+      table: table, root: workTree.standardizedFileURL.path, trustCtime: settings.trustCtime,
       racyCutoff: (loaded.identity.mtimeSeconds, loaded.identity.mtimeNanoseconds),
-      isIgnored: { [self] path in (try? isIgnored(path)) ?? false }, onDirectory: onDirectory)
+      isIgnored: { path in (try? opened.value().isIgnored(path)) ?? false }, onDirectory: onDirectory)
     // Threads pay off once there is enough to stat; below that, starting them costs more than they save.
     let workers = table.entries.count >= 2_000 ? min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) : 1
     guard walker.run(workers: workers) else { return nil }
 
     var entries = walker.changes
-    if !walker.toHash.isEmpty {
+    // A file whose bytes are the blob's is unchanged whatever its filters (a clean filter leaves the blob's own
+    // bytes as they are): only a file whose bytes differ needs libgit2, which applies the filters, to tell.
+    let root = workTree.standardizedFileURL.path
+    let toFilter = walker.toHash.filter { candidate in
+      guard let id = rawBlobID(root + "/" + candidate.path, symlink: candidate.symlink) else { return true }
+      return !table.id(table.entries[candidate.entry]).elementsEqual(id)
+    }
+    if !toFilter.isEmpty {
+      let repository = try opened.value()
       // Hashing applies .gitattributes filters; see withAttributesOnlyIndex for why a second handle.
       let attributeFiles = try? indexFileStore.attributeFiles(indexPath, loaded)
       var failed = false
-      try withAttributesOnlyIndex(attributeFiles) { hashing in
-        for candidate in walker.toHash {
-          guard let id = hashWorkTreeFile(candidate.path, symlink: candidate.symlink, hashing: hashing) else {
+      try repository.withAttributesOnlyIndex(attributeFiles) { hashing in
+        for candidate in toFilter {
+          guard
+            let id = repository.hashWorkTreeFile(candidate.path, symlink: candidate.symlink, hashing: hashing)
+          else {
             failed = true
             return
           }
@@ -72,6 +141,18 @@ extension Repository {
     }
     entries.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     return WorkTreeScan(entries: entries, tree: tree, hashed: walker.toHash.count)
+  }
+
+  /// The blob id of a file's bytes as they are (no filters), or of a symlink's target; nil when it cannot be read.
+  private static func rawBlobID(_ path: String, symlink: Bool) -> [UInt8]? {
+    if symlink {
+      var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(path, &buffer, buffer.count)
+      guard count >= 0 else { return nil }
+      return GitObjectHash.blob(buffer[0..<count])
+    }
+    guard let bytes = GitFiles.contents(of: path, limit: 64 << 20) else { return nil }
+    return bytes.withUnsafeBytes { GitObjectHash.digest(prefix: Array("blob \(bytes.count)\0".utf8), $0) }
   }
 
   /// HEAD's tree; nil on an unborn branch.
@@ -99,7 +180,7 @@ extension Repository {
 
   /// The blob id of a work-tree file as `git add` would store it (filters applied), or of a symlink's target;
   /// nil when it cannot be read.
-  private func hashWorkTreeFile(_ path: String, symlink: Bool, hashing: OpaquePointer) -> [UInt8]? {
+  fileprivate func hashWorkTreeFile(_ path: String, symlink: Bool, hashing: OpaquePointer) -> [UInt8]? {
     if symlink {
       var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
       let count = readlink(workTree.path + "/" + path, &buffer, buffer.count)

@@ -4,7 +4,8 @@
   import Darwin
 #endif
 
-/// zlib's deflate and crc32, for writing pack files (`PackWriter`).
+/// zlib's deflate and crc32, for writing pack files (`PackWriter`), and its inflate, for reading a loose object
+/// without starting libgit2 (`GitFiles`).
 ///
 /// zlib is already in the process whenever libgit2 is (libgit2 depends on it, on every platform nb runs on), but
 /// no module exposes it to Swift and libgit2 offers no deflate of its own; it is looked up with dlopen, so the
@@ -17,6 +18,7 @@ final class Zlib: @unchecked Sendable {
   private typealias DeflateEnd = @convention(c) (UnsafeMutableRawPointer) -> Int32
   private typealias DeflateParams = @convention(c) (UnsafeMutableRawPointer, Int32, Int32) -> Int32
   private typealias CRC32 = @convention(c) (UInt, UnsafePointer<UInt8>?, UInt32) -> UInt
+  private typealias InflateInit = @convention(c) (UnsafeMutableRawPointer, UnsafePointer<CChar>, Int32) -> Int32
 
   private let deflateInit: DeflateInit
   private let deflateCall: Deflate
@@ -24,6 +26,9 @@ final class Zlib: @unchecked Sendable {
   private let deflateEnd: DeflateEnd
   private let deflateParams: DeflateParams
   private let crc: CRC32
+  private let inflateInit: InflateInit
+  private let inflateCall: Deflate
+  private let inflateEnd: DeflateEnd
 
   /// The loaded library, or nil.
   static let shared: Zlib? = Zlib()
@@ -37,7 +42,9 @@ final class Zlib: @unchecked Sendable {
     guard let handle = names.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first,
       let initSymbol = dlsym(handle, "deflateInit_"), let deflateSymbol = dlsym(handle, "deflate"),
       let resetSymbol = dlsym(handle, "deflateReset"), let endSymbol = dlsym(handle, "deflateEnd"),
-      let paramsSymbol = dlsym(handle, "deflateParams"), let crcSymbol = dlsym(handle, "crc32")
+      let paramsSymbol = dlsym(handle, "deflateParams"), let crcSymbol = dlsym(handle, "crc32"),
+      let inflateInitSymbol = dlsym(handle, "inflateInit_"), let inflateSymbol = dlsym(handle, "inflate"),
+      let inflateEndSymbol = dlsym(handle, "inflateEnd")
     else { return nil }
     deflateInit = unsafeBitCast(initSymbol, to: DeflateInit.self)
     deflateCall = unsafeBitCast(deflateSymbol, to: Deflate.self)
@@ -45,6 +52,38 @@ final class Zlib: @unchecked Sendable {
     deflateEnd = unsafeBitCast(endSymbol, to: DeflateEnd.self)
     deflateParams = unsafeBitCast(paramsSymbol, to: DeflateParams.self)
     crc = unsafeBitCast(crcSymbol, to: CRC32.self)
+    inflateInit = unsafeBitCast(inflateInitSymbol, to: InflateInit.self)
+    inflateCall = unsafeBitCast(inflateSymbol, to: Deflate.self)
+    inflateEnd = unsafeBitCast(inflateEndSymbol, to: DeflateEnd.self)
+  }
+
+  /// The bytes of the zlib stream `input`, at most `limit` of them; nil when the stream is damaged or longer.
+  func inflate(_ input: UnsafeRawBufferPointer, limit: Int) -> [UInt8]? {
+    guard MemoryLayout<Int>.size == 8, let base = input.baseAddress else { return nil }
+    let stream = UnsafeMutableRawPointer.allocate(byteCount: Stream.size, alignment: 16)
+    stream.initializeMemory(as: UInt8.self, repeating: 0, count: Stream.size)
+    defer { stream.deallocate() }
+    guard inflateInit(stream, "1.2.11", Int32(Stream.size)) == 0 else { return nil }
+    defer { _ = inflateEnd(stream) }
+    stream.storeBytes(of: base, toByteOffset: 0, as: UnsafeRawPointer.self)
+    stream.storeBytes(of: UInt32(input.count), toByteOffset: 8, as: UInt32.self)
+    var output = [UInt8](repeating: 0, count: min(limit, max(4096, input.count * 4)))
+    var produced = 0
+    while true {
+      if produced == output.count {
+        guard output.count < limit else { return nil }
+        output.append(contentsOf: repeatElement(0, count: min(limit, output.count * 2) - output.count))
+      }
+      let rc = output.withUnsafeMutableBytes { out -> Int32 in
+        stream.storeBytes(of: out.baseAddress! + produced, toByteOffset: 24, as: UnsafeMutableRawPointer.self)
+        stream.storeBytes(of: UInt32(out.count - produced), toByteOffset: 32, as: UInt32.self)
+        return inflateCall(stream, 0)
+      }
+      produced = output.count - Int(stream.load(fromByteOffset: 32, as: UInt32.self))
+      // Z_STREAM_END: done. Z_OK: more to come. Z_BUF_ERROR with room left: the input ended early.
+      if rc == 1 { return Array(output[0..<produced]) }
+      if rc != 0 && !(rc == -5 && produced == output.count) { return nil }
+    }
   }
 
   /// CRC-32 of `bytes`, continuing from `value`.
@@ -58,7 +97,7 @@ final class Zlib: @unchecked Sendable {
     // z_stream on LP64: next_in 0, avail_in 8, total_in 16, next_out 24, avail_out 32, total_out 40, msg 48,
     // state 56, zalloc 64, zfree 72, opaque 80, data_type 88, adler 96, reserved 104; 112 bytes. zalloc, zfree and
     // opaque zero mean zlib's own allocator.
-    private static let size = 112
+    static let size = 112
     private let zlib: Zlib
     private let raw: UnsafeMutableRawPointer
     private var level: Int32

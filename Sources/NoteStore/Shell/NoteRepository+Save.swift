@@ -259,9 +259,12 @@ extension NoteRepository {
   /// the summary of the committed notes (``NoteSummary``) and the notes the walk found changed. When that walk
   /// cannot answer (something staged, conflicts), libgit2's status and a listing walk answer instead.
   public func status() throws -> RepositoryStatus {
+    // git's files answer a clean tree's status; libgit2 starts only for what they cannot settle.
+    let answers = GitFileAnswers(root: root, gitDirectory: gitDirectory, open: { try self.git })
+    defer { answers.saveFacts() }
     var strays = StrayCollector(attachmentFolders: hasAttachmentFolders)
-    let scan = try git.scan { strays.list($0, $1) }
-    let workTree = try scan?.changes ?? git.changesWithoutWalk()
+    let scan = try answers.scan { strays.list($0, $1) }
+    let workTree = try scan?.changes ?? answers.changesWithoutWalk()
     var changes: [FileChange] = []
     for entry in workTree {
       // Repositories made by `nb init` ignore these; others may still show them to git.
@@ -269,7 +272,7 @@ extension NoteRepository {
       if let staged = entry.staged { changes.append(FileChange(path: entry.path, kind: staged, staged: true)) }
       if let unstaged = entry.unstaged { changes.append(FileChange(path: entry.path, kind: unstaged, staged: false)) }
     }
-    let (operation, gitWarnings) = try git.state()
+    let (operation, gitWarnings) = try answers.state()
     var warnings = gitWarnings
     let noteWarnings: (notes: [String], duplicates: [String])
     let found: NoteScanner.Strays
@@ -300,9 +303,9 @@ extension NoteRepository {
         "\(operation) was interrupted and left its changes half done; the next nb command that takes the lock (e.g. 'nb save') rolls them back first, then run it again"
       )
     }
-    let head = try git.head()
     return RepositoryStatus(
-      branch: try git.currentBranch, operation: operation, head: head, changes: changes, warnings: warnings)
+      branch: try answers.currentBranch(), operation: operation, head: try answers.headCommit()?.summary,
+      changes: changes, warnings: warnings)
   }
 }
 

@@ -278,7 +278,9 @@ extension NoteRepository {
 
   /// How far the current branch is ahead of and behind its upstream, from the last fetch; nil without one.
   public func aheadBehind() throws -> (ahead: Int, behind: Int, upstream: String)? {
-    try git.upstreamCounts()
+    let answers = GitFileAnswers(root: root, gitDirectory: gitDirectory, open: { try self.git })
+    defer { answers.saveFacts() }
+    return try answers.upstreamCounts()
   }
 
   /// When the last sync finished on this device, if ever.

@@ -9,7 +9,8 @@ internal import GitKit
 /// types — so nothing above it knows about reference names, object modes or libgit2's errors. Every GitKit error is
 /// mapped to a ``NoteStoreError`` here and nowhere else. Later work (an index, a watcher) hooks in at this seam.
 final class NoteHistory {
-  private let git: Repository
+  /// The repository, for the seam's other files (``GitFileAnswers``); nothing outside the seam uses it.
+  let git: Repository
   /// The `.git` directory (per worktree): device-local state lives in its `nb/` folder.
   let gitDirectory: URL
 
@@ -54,7 +55,7 @@ final class NoteHistory {
 
   /// Runs `body`, turning GitKit's errors into NoteStore's: an unreachable remote is `.offline` (its own exit
   /// status), another remote failure a failed sync with libgit2's reason, anything else `.git`.
-  private static func mapped<T>(remote: String? = nil, _ body: () throws -> T) throws -> T {
+  static func mapped<T>(remote: String? = nil, _ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let error as RemoteError {
@@ -122,21 +123,23 @@ final class NoteHistory {
   }
 
   private var operation: Operation? {
-    get throws {
-      switch try mapped({ git.state }) {
-      case .none: nil
-      case .merge: Operation(name: "merge", advice: "finish it (git commit) or abort it (git merge --abort)")
-      case .rebase:
-        Operation(name: "rebase", advice: "finish it (git rebase --continue) or abort it (git rebase --abort)")
-      case .cherryPick:
-        Operation(
-          name: "cherry-pick", advice: "finish it (git cherry-pick --continue) or abort it (git cherry-pick --abort)")
-      case .revert:
-        Operation(name: "revert", advice: "finish it (git revert --continue) or abort it (git revert --abort)")
-      case .bisect: Operation(name: "bisect", advice: "end it (git bisect reset)")
-      case .applyMailbox: Operation(name: "am", advice: "finish it (git am --continue) or abort it (git am --abort)")
-      case .other: Operation(name: "unknown", advice: "finish or abort it")
-      }
+    get throws { Self.operation(try mapped({ git.state })) }
+  }
+
+  private static func operation(_ state: RepositoryState) -> Operation? {
+    switch state {
+    case .none: nil
+    case .merge: Operation(name: "merge", advice: "finish it (git commit) or abort it (git merge --abort)")
+    case .rebase:
+      Operation(name: "rebase", advice: "finish it (git rebase --continue) or abort it (git rebase --abort)")
+    case .cherryPick:
+      Operation(
+        name: "cherry-pick", advice: "finish it (git cherry-pick --continue) or abort it (git cherry-pick --abort)")
+    case .revert:
+      Operation(name: "revert", advice: "finish it (git revert --continue) or abort it (git revert --abort)")
+    case .bisect: Operation(name: "bisect", advice: "end it (git bisect reset)")
+    case .applyMailbox: Operation(name: "am", advice: "finish it (git am --continue) or abort it (git am --abort)")
+    case .other: Operation(name: "unknown", advice: "finish or abort it")
     }
   }
 
@@ -188,12 +191,20 @@ final class NoteHistory {
 
   /// The state `nb status` shows: the operation in progress and the warnings that keep nb from committing.
   func state() throws -> (operation: String?, warnings: [String]) {
+    Self.state(try mapped({ git.state }), detached: git.isHeadDetached, gitDirectory: gitDirectory)
+  }
+
+  /// ``state()`` from its parts, for a caller that read them from git's files.
+  static func state(_ state: RepositoryState, detached: Bool, gitDirectory: URL) -> (
+    operation: String?, warnings: [String]
+  ) {
     var warnings: [String] = []
-    let operation = try operation?.name
+    let operation = Self.operation(state)?.name
     if let operation { warnings.append("git \(operation) in progress: nb will not commit until it is finished") }
-    if git.isHeadDetached {
+    if detached {
       warnings.append("HEAD is detached: nb will not commit until a branch is checked out")
     }
+    let indexLockPath = gitDirectory.appendingPathComponent("index.lock").path
     if FileSystem.exists(indexLockPath) { warnings.append(NoteStoreError.indexLocked(path: indexLockPath).description) }
     return (operation, warnings)
   }
@@ -320,7 +331,7 @@ final class NoteHistory {
     return try mapped { try git.hasDirectory(at: path, in: id) }
   }
 
-  private static func kind(_ change: StatusEntry.Change) -> FileChange.Kind {
+  static func kind(_ change: StatusEntry.Change) -> FileChange.Kind {
     switch change {
     case .added: .added
     case .modified: .modified

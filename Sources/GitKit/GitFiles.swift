@@ -1,0 +1,305 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import Foundation
+
+/// What git keeps in plain files under `.git`, read without libgit2: where HEAD points, a reference's commit, the
+/// operation in progress, the config files' bytes and a loose commit.
+///
+/// libgit2's start-up (loading it and its libraries, `git_libgit2_init`) costs more than a whole `git status` of a
+/// small repository; a command that only looks (`nb status` on a clean tree) reads these files instead. Every
+/// answer is nil where the files do not settle it (an unusual layout, a reference libgit2 would resolve through
+/// something else, a packed commit): the caller then asks libgit2, so nothing here has to model all of git.
+public struct GitFiles: Sendable {
+  /// Where HEAD points.
+  public enum Head: Equatable, Sendable {
+    /// A branch (`main`), which may have no commit yet.
+    case branch(String)
+    /// A commit, straight (detached HEAD).
+    case detached(ObjectID)
+  }
+
+  /// The per-worktree git directory (`.git`, or what a gitlink names).
+  public let gitDirectory: String
+  /// Where the shared files live: the same directory, or what `commondir` names for a linked worktree.
+  public let commonDirectory: String
+
+  /// Reads the git directory `gitDirectory` (as ``Repository/gitDirectory`` names it).
+  public init(gitDirectory: URL) {
+    var directory = gitDirectory.path
+    while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+    self.gitDirectory = directory
+    if let common = Self.firstLine(directory + "/commondir") {
+      commonDirectory = common.hasPrefix("/") ? common : directory + "/" + common
+    } else {
+      commonDirectory = directory
+    }
+  }
+
+  /// Where HEAD points; nil when the file is missing or holds something else (a symbolic ref outside `refs/`).
+  public func head() -> Head? {
+    guard let line = Self.firstLine(gitDirectory + "/HEAD") else { return nil }
+    if let id = ObjectID(hex: line) { return .detached(id) }
+    guard line.hasPrefix("ref:") else { return nil }
+    let target = line.dropFirst(4).trimmingCharacters(in: .whitespaces)
+    let prefix = "refs/heads/"
+    guard target.hasPrefix(prefix), target.count > prefix.count, !target.contains("..") else { return nil }
+    return .branch(String(target.dropFirst(prefix.count)))
+  }
+
+  /// The commit HEAD resolves to: `.some(nil)` on a branch without commits, nil when the files do not say.
+  public func headCommit() -> ObjectID?? {
+    switch head() {
+    case .detached(let id): return .some(id)
+    case .branch(let name):
+      let reference = "refs/heads/" + name
+      if let id = resolve(reference) { return .some(id) }
+      // Unborn only when neither a loose ref nor a packed one exists; a loose ref holding something else is
+      // libgit2's to judge.
+      return isAbsent(reference) ? .some(nil) : nil
+    case nil: return nil
+    }
+  }
+
+  /// The commit a full reference name (`refs/heads/main`, `refs/remotes/origin/main`) points to: a loose ref,
+  /// else `packed-refs`; nil when neither holds it as an id.
+  public func resolve(_ reference: String) -> ObjectID? {
+    guard reference.hasPrefix("refs/"), !reference.contains("..") else { return nil }
+    for base in directories {
+      if let line = Self.firstLine(base + "/" + reference) { return ObjectID(hex: line) }
+    }
+    return packedReference(reference)
+  }
+
+  private func isAbsent(_ reference: String) -> Bool {
+    for base in directories where access(base + "/" + reference, F_OK) == 0 {
+      return false
+    }
+    return packedReference(reference) == nil
+  }
+
+  /// The per-worktree directory first, as git looks.
+  private var directories: [String] {
+    commonDirectory == gitDirectory ? [gitDirectory] : [gitDirectory, commonDirectory]
+  }
+
+  private func packedReference(_ reference: String) -> ObjectID? {
+    guard let data = Self.contents(of: commonDirectory + "/packed-refs", limit: 64 << 20) else { return nil }
+    let wanted = Array(reference.utf8)
+    return data.withUnsafeBufferPointer { bytes -> ObjectID? in
+      var start = 0
+      while start < bytes.count {
+        let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+        // "<40 hex> <name>": the name runs to the end of the line (peeled "^" lines and comments never match).
+        if end - start == 41 + wanted.count, bytes[start + 40] == 0x20,
+          bytes[(start + 41)..<end].elementsEqual(wanted)
+        {
+          return ObjectID(hex: String(decoding: bytes[start..<(start + 40)], as: UTF8.self))
+        }
+        start = end + 1
+      }
+      return nil
+    }
+  }
+
+  /// The operation git has left in progress, judged by the files libgit2's `git_repository_state` looks for.
+  public var state: RepositoryState {
+    func exists(_ name: String) -> Bool { access(gitDirectory + "/" + name, F_OK) == 0 }
+    if exists("rebase-apply") {
+      return exists("rebase-apply/rebasing") ? .rebase : .applyMailbox
+    }
+    if exists("rebase-merge") { return .rebase }
+    if exists("MERGE_HEAD") { return .merge }
+    if exists("REVERT_HEAD") { return .revert }
+    if exists("CHERRY_PICK_HEAD") { return .cherryPick }
+    if exists("BISECT_LOG") { return .bisect }
+    return .none
+  }
+
+  /// A digest of every config file libgit2 reads for this repository (system, XDG, global, the repository's and
+  /// its worktree's), so that what was learnt from the config can be kept until one of them changes; nil when a
+  /// file includes another (whose changes the digest would not see) or cannot be read.
+  public func configDigest(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    var files = ["/etc/gitconfig"]
+    let home = environment["HOME"] ?? ""
+    if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+      files.append(xdg + "/git/config")
+    } else if !home.isEmpty {
+      files.append(home + "/.config/git/config")
+    }
+    if !home.isEmpty { files.append(home + "/.gitconfig") }
+    files.append(commonDirectory + "/config")
+    files.append(gitDirectory + "/config.worktree")
+    var hashed: [UInt8] = []
+    for file in files {
+      hashed.append(contentsOf: file.utf8)
+      hashed.append(0)
+      guard let bytes = Self.contents(of: file, limit: 1 << 20) else {
+        // Missing is an answer (the file adds nothing); unreadable or too large is not.
+        if errno == ENOENT || errno == ENOTDIR { continue }
+        return nil
+      }
+      if Self.mentionsInclude(bytes) { return nil }
+      hashed.append(contentsOf: "\(bytes.count)\0".utf8)
+      hashed.append(contentsOf: bytes)
+    }
+    return lowercaseHex(hashed.withUnsafeBytes { SHA1.hash($0) })
+  }
+
+  /// True when the config text has an `[include]` or `[includeIf …]` section (any case): a cheap, conservative
+  /// look at the bytes.
+  static func mentionsInclude(_ bytes: [UInt8]) -> Bool {
+    let needle = Array("include".utf8)
+    guard bytes.count >= needle.count else { return false }
+    for start in 0...(bytes.count - needle.count) {
+      var matches = true
+      for offset in 0..<needle.count where bytes[start + offset] | 0x20 != needle[offset] {
+        matches = false
+        break
+      }
+      if matches { return true }
+    }
+    return false
+  }
+
+  /// A commit stored as a loose object, parsed; nil when it is not loose (packed commits are libgit2's to read) or
+  /// is not a commit.
+  public func looseCommit(_ id: ObjectID) -> Commit? {
+    let hex = id.hex
+    let path = "\(commonDirectory)/objects/\(hex.prefix(2))/\(hex.dropFirst(2))"
+    guard let compressed = Self.contents(of: path, limit: 1 << 20), let zlib = Zlib.shared,
+      let raw = compressed.withUnsafeBytes({ zlib.inflate($0, limit: 4 << 20) })
+    else { return nil }
+    let header = Array("commit ".utf8)
+    guard raw.starts(with: header), let nul = raw.firstIndex(of: 0),
+      Int(String(decoding: raw[header.count..<nul], as: UTF8.self)) == raw.count - nul - 1,
+      lowercaseHex(raw.withUnsafeBytes { SHA1.hash($0) }) == hex
+    else { return nil }
+    return Self.parseCommit(id: id, raw[(nul + 1)...])
+  }
+
+  /// A commit object's body (headers, a blank line, the message), as git writes it.
+  static func parseCommit(id: ObjectID, _ body: ArraySlice<UInt8>) -> Commit? {
+    var tree: ObjectID?
+    var parents: [ObjectID] = []
+    var author: Signature?
+    var committer: Signature?
+    var index = body.startIndex
+    while index < body.endIndex {
+      let end = body[index...].firstIndex(of: 0x0A) ?? body.endIndex
+      let line = body[index..<end]
+      index = end < body.endIndex ? end + 1 : end
+      if line.isEmpty { break }
+      // Continuation lines (a signature's armour) start with a space.
+      if line.first == 0x20 { continue }
+      guard let space = line.firstIndex(of: 0x20) else { continue }
+      let key = String(decoding: line[line.startIndex..<space], as: UTF8.self)
+      let value = line[(space + 1)...]
+      switch key {
+      case "tree": tree = ObjectID(hex: String(decoding: value, as: UTF8.self))
+      case "parent":
+        guard let parent = ObjectID(hex: String(decoding: value, as: UTF8.self)) else { return nil }
+        parents.append(parent)
+      case "author": author = parseSignature(value)
+      case "committer": committer = parseSignature(value)
+      case "encoding":
+        // A message in another encoding is libgit2's to hand over as it does.
+        let encoding = String(decoding: value, as: UTF8.self).lowercased()
+        if encoding != "utf-8" && encoding != "utf8" { return nil }
+      default: continue
+      }
+    }
+    guard let tree, let author, let committer else { return nil }
+    // libgit2 hands the message over without the line breaks it may start with.
+    while index < body.endIndex, body[index] == 0x0A { index += 1 }
+    let message = String(decoding: body[index...], as: UTF8.self)
+    return Commit(
+      id: id, parents: parents, author: author, committer: committer, message: message,
+      summary: summary(of: message), tree: tree)
+  }
+
+  /// `Name <email> seconds ±hhmm`.
+  private static func parseSignature(_ bytes: ArraySlice<UInt8>) -> Signature? {
+    guard let open = bytes.lastIndex(of: 0x3C), let close = bytes.lastIndex(of: 0x3E), open < close else {
+      return nil
+    }
+    var name = String(decoding: bytes[bytes.startIndex..<open], as: UTF8.self)
+    while name.hasSuffix(" ") { name.removeLast() }
+    let email = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+    let rest = String(decoding: bytes[(close + 1)...], as: UTF8.self).split(separator: " ")
+    guard rest.count == 2, let seconds = Int64(rest[0]), let zone = Int(rest[1].dropFirst()),
+      rest[1].first == "+" || rest[1].first == "-"
+    else { return nil }
+    let minutes = (zone / 100 * 60 + zone % 100) * (rest[1].first == "-" ? -1 : 1)
+    return Signature(
+      name: name, email: email, date: Date(timeIntervalSince1970: TimeInterval(seconds)),
+      timeZoneOffsetMinutes: minutes)
+  }
+
+  /// The subject as `git_commit_summary` gives it (and `git log --format=%s` for every message nb or git writes):
+  /// the first paragraph, each run of white space that holds a line break made one space, other runs kept, the
+  /// white space at the end dropped.
+  static func summary(of message: String) -> String {
+    let bytes = Array(message.utf8)
+    var summary: [UInt8] = []
+    var space: Int?
+    var spaceHasNewline = false
+    func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == 0x0A {
+        // A paragraph ends at a line that is empty or only white space.
+        var next = index + 1
+        while next < bytes.count, bytes[next] != 0x0A, isSpace(bytes[next]) { next += 1 }
+        if next >= bytes.count || bytes[next] == 0x0A { break }
+      }
+      if isSpace(byte) {
+        if space == nil {
+          space = index
+          spaceHasNewline = false
+        }
+        spaceHasNewline = spaceHasNewline || byte == 0x0A
+      } else {
+        if let start = space {
+          if spaceHasNewline { summary.append(0x20) } else { summary.append(contentsOf: bytes[start..<index]) }
+        }
+        space = nil
+        summary.append(byte)
+      }
+      index += 1
+    }
+    return String(decoding: summary, as: UTF8.self)
+  }
+
+  // MARK: - Files
+
+  static func firstLine(_ path: String) -> String? {
+    guard let bytes = contents(of: path, limit: 4096) else { return nil }
+    let end = bytes.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) ?? bytes.count
+    return String(decoding: bytes[0..<end], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+  }
+
+  /// The whole file, when it is a regular file of at most `limit` bytes; nil otherwise, with `errno` telling why.
+  static func contents(of path: String, limit: Int) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= limit else {
+      errno = EFBIG
+      return nil
+    }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var done = 0
+    while done < bytes.count {
+      let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { return nil }
+      done += count
+    }
+    return bytes
+  }
+}
