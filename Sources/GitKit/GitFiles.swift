@@ -167,17 +167,99 @@ public struct GitFiles: Sendable {
   /// A commit stored as a loose object, parsed; nil when it is not loose (packed commits are libgit2's to read) or
   /// is not a commit.
   public func looseCommit(_ id: ObjectID) -> Commit? {
+    guard let object = looseObject(id, limit: 4 << 20), object.type == "commit" else { return nil }
+    return Self.parseCommit(id: id, object.body)
+  }
+
+  /// One entry of a tree object.
+  public struct TreeEntry: Equatable, Sendable {
+    /// The name's bytes (git does not promise UTF-8).
+    public var name: [UInt8]
+    /// The octal mode: `100644`, `100755`, `120000` (symlink), `40000` (tree), `160000` (submodule).
+    public var mode: UInt32
+    public var id: ObjectID
+    /// True for a subtree.
+    public var isTree: Bool { mode == 0o40000 }
+  }
+
+  /// A loose object's type and contents after its header; nil when it is not loose, or damaged (its bytes do not
+  /// hash to its id).
+  func looseObject(_ id: ObjectID, limit: Int = 64 << 20) -> (type: String, body: ArraySlice<UInt8>)? {
     let hex = id.hex
     let path = "\(commonDirectory)/objects/\(hex.prefix(2))/\(hex.dropFirst(2))"
-    guard let compressed = Self.contents(of: path, limit: 1 << 20), let zlib = Zlib.shared,
-      let raw = compressed.withUnsafeBytes({ zlib.inflate($0, limit: 4 << 20) })
-    else { return nil }
-    let header = Array("commit ".utf8)
-    guard raw.starts(with: header), let nul = raw.firstIndex(of: 0),
-      Int(String(decoding: raw[header.count..<nul], as: UTF8.self)) == raw.count - nul - 1,
+    guard let compressed = Self.contents(of: path, limit: limit), let zlib = Zlib.shared,
+      let raw = compressed.withUnsafeBytes({ zlib.inflate($0, limit: limit + 64) }),
+      let space = raw.prefix(16).firstIndex(of: 0x20), let nul = raw.prefix(32).firstIndex(of: 0), space < nul,
+      Int(String(decoding: raw[(space + 1)..<nul], as: UTF8.self)) == raw.count - nul - 1,
       lowercaseHex(raw.withUnsafeBytes { SHA1.hash($0) }) == hex
     else { return nil }
-    return Self.parseCommit(id: id, raw[(nul + 1)...])
+    return (String(decoding: raw[0..<space], as: UTF8.self), raw[(nul + 1)...])
+  }
+
+  /// A loose tree's entries, in the tree's order; nil when it is not loose or not a tree.
+  public func looseTree(_ id: ObjectID) -> [TreeEntry]? {
+    guard let object = looseObject(id), object.type == "tree" else { return nil }
+    var entries: [TreeEntry] = []
+    let body = object.body
+    var index = body.startIndex
+    while index < body.endIndex {
+      guard let space = body[index...].firstIndex(of: 0x20), let nul = body[space...].firstIndex(of: 0),
+        nul + 21 <= body.endIndex, let mode = UInt32(String(decoding: body[index..<space], as: UTF8.self), radix: 8)
+      else { return nil }
+      entries.append(
+        TreeEntry(name: Array(body[(space + 1)..<nul]), mode: mode, id: ObjectID(raw: body[(nul + 1)..<(nul + 21)])))
+      index = nul + 21
+    }
+    return entries
+  }
+
+  /// A loose blob's bytes; nil when it is not loose or not a blob.
+  public func looseBlob(_ id: ObjectID) -> [UInt8]? {
+    guard let object = looseObject(id), object.type == "blob" else { return nil }
+    return Array(object.body)
+  }
+
+  /// The entry at `path` (`/`-separated) in the tree `tree`: `.some(nil)` when there is none, nil when a tree on
+  /// the way is not loose.
+  public func entry(at path: String, inTree tree: ObjectID) -> TreeEntry?? {
+    var current = tree
+    let components = path.split(separator: "/", omittingEmptySubsequences: false)
+    for (position, component) in components.enumerated() {
+      guard let entries = looseTree(current) else { return nil }
+      guard let found = entries.first(where: { $0.name.elementsEqual(component.utf8) }) else { return .some(nil) }
+      if position == components.count - 1 { return .some(found) }
+      guard found.isTree else { return .some(nil) }
+      current = found.id
+    }
+    return .some(nil)
+  }
+
+  /// The files that differ between two trees (`old` nil: the empty tree), as `git diff-tree -r` names them, from
+  /// loose trees only: only the subtrees whose ids differ are read. nil when one of them is not loose.
+  public func changedPaths(fromTree old: ObjectID?, toTree new: ObjectID) -> Set<String>? {
+    var paths = Set<String>()
+    func compare(_ old: ObjectID?, _ new: ObjectID?, prefix: String) -> Bool {
+      if old == new { return true }
+      let oldEntries = old.map { looseTree($0) } ?? []
+      let newEntries = new.map { looseTree($0) } ?? []
+      guard let oldEntries, let newEntries else { return false }
+      var byName: [[UInt8]: (old: TreeEntry?, new: TreeEntry?)] = [:]
+      for entry in oldEntries { byName[entry.name, default: (nil, nil)].old = entry }
+      for entry in newEntries { byName[entry.name, default: (nil, nil)].new = entry }
+      for (name, pair) in byName where pair.old != pair.new {
+        let path = prefix + String(decoding: name, as: UTF8.self)
+        // A file on one side and a tree on the other is the file's change and every file of the tree.
+        if let old = pair.old, !old.isTree { paths.insert(path) }
+        if let new = pair.new, !new.isTree { paths.insert(path) }
+        let oldTree = pair.old.flatMap { $0.isTree ? $0.id : nil }
+        let newTree = pair.new.flatMap { $0.isTree ? $0.id : nil }
+        if oldTree != nil || newTree != nil {
+          guard compare(oldTree, newTree, prefix: path + "/") else { return false }
+        }
+      }
+      return true
+    }
+    return compare(old, new, prefix: "") ? paths : nil
   }
 
   /// A commit object's body (headers, a blank line, the message), as git writes it.

@@ -152,6 +152,51 @@ final class GitFilesTests: GitKitTestCase {
     XCTAssertNil(files.looseCommit(try XCTUnwrap(ObjectID(hex: blob))))
   }
 
+  func testTreesOfLooseObjectsDiffAsGitDiffTree() throws {
+    _ = try git.run("init", "-q", "-b", "main")
+    try commit("a.md", "a\n", message: "first")
+    try write("dir/b.md", "b\n")
+    try write("dir/sub/c.md", "c\n")
+    try write("becomes-dir", "file\n")
+    try write("link-target.md", "t\n")
+    _ = try git.run("add", ".")
+    _ = try git.run("commit", "-q", "-m", "second")
+    _ = try git.run("tag", "second")
+    try write("a.md", "a changed\n")
+    try remove("dir/sub/c.md")
+    try write("dir/sub/d.md", "d\n")
+    try remove("becomes-dir")
+    try write("becomes-dir/inside.md", "inside\n")
+    try FileManager.default.createSymbolicLink(
+      atPath: workTree.appendingPathComponent("link.md").path, withDestinationPath: "link-target.md")
+    _ = try git.run("add", "-A")
+    _ = try git.run("commit", "-q", "-m", "third")
+    func tree(_ rev: String) throws -> ObjectID { try XCTUnwrap(ObjectID(hex: try git.revParse("\(rev)^{tree}"))) }
+    func diffTree(_ old: String?, _ new: String) throws -> Set<String> {
+      let arguments = old.map { ["diff-tree", "-r", "--name-only", $0, new] } ?? ["ls-tree", "-r", "--name-only", new]
+      return Set(try git.run(arguments: arguments).split(separator: "\n").map(String.init))
+    }
+    XCTAssertEqual(files.changedPaths(fromTree: try tree("second"), toTree: try tree("HEAD")), try diffTree("second", "HEAD"))
+    XCTAssertEqual(files.changedPaths(fromTree: try tree("HEAD~2"), toTree: try tree("HEAD")), try diffTree("HEAD~2", "HEAD"))
+    XCTAssertEqual(files.changedPaths(fromTree: nil, toTree: try tree("HEAD")), try diffTree(nil, "HEAD"))
+    XCTAssertEqual(files.changedPaths(fromTree: try tree("HEAD"), toTree: try tree("HEAD")), [])
+
+    let head = try tree("HEAD")
+    let link = try XCTUnwrap(files.entry(at: "link.md", inTree: head) ?? nil)
+    XCTAssertEqual(link.mode, 0o120000)
+    XCTAssertEqual(link.id.hex, try git.revParse("HEAD:link.md"))
+    XCTAssertEqual(try XCTUnwrap(files.entry(at: "dir/sub", inTree: head) ?? nil).isTree, true)
+    XCTAssertEqual(files.entry(at: "dir/nothing.md", inTree: head), .some(nil))
+    XCTAssertEqual(files.entry(at: "a.md/below", inTree: head), .some(nil))
+    let blob = try XCTUnwrap(files.entry(at: "dir/sub/d.md", inTree: head) ?? nil)
+    XCTAssertEqual(files.looseBlob(blob.id), Array("d\n".utf8))
+    XCTAssertNil(files.looseBlob(head), "a tree is not a blob")
+
+    _ = try git.run("gc", "-q")
+    XCTAssertNil(files.changedPaths(fromTree: try tree("HEAD~1"), toTree: head), "packed trees are libgit2's")
+    XCTAssertNil(files.entry(at: "a.md", inTree: head))
+  }
+
   func testADamagedLooseObjectIsNoAnswer() throws {
     _ = try git.run("init", "-q", "-b", "main")
     try commit("a.md", "a\n", message: "first")

@@ -41,11 +41,27 @@ final class StatusFromFilesTests: NBCLITestCase {
     _ = try loadsLibGit2("status")
     XCTAssertFalse(try loadsLibGit2("status"))
     XCTAssertFalse(try loadsLibGit2("status", "--json"))
-    // A new commit (loose, as nb writes it) is read from its object file; the first status after it still asks
-    // libgit2 which notes the commit changed (to bring the notes' warnings forward), the next ones do not.
+    // A new commit (loose, as nb writes it) is read from its object file, and so are the trees and the blob that
+    // tell which notes it changed (to bring the notes' warnings forward).
     try nbSucceeds("add", "Standup", "--content", "x")
-    _ = try loadsLibGit2("status")
     XCTAssertFalse(try loadsLibGit2("status"))
+    try write("inbox/broken.md", "---\ntitle: [unclosed\n---\nbody\n")
+    _ = try git.run("add", "inbox/broken.md")
+    _ = try git.run("commit", "-q", "-m", "a note nb cannot read, committed by git")
+    XCTAssertFalse(try loadsLibGit2("status"))
+    let warned = try statusAgrees()
+    XCTAssertTrue(
+      (warned["warnings"] as? [String] ?? []).contains { $0.contains("inbox/broken.md") }, "\(warned)")
+    // Packed, the commits are libgit2's to read, and the warnings are the same.
+    try write("inbox/broken2.md", "---\ntitle: [unclosed\n---\nbody\n")
+    _ = try git.run("add", "inbox/broken2.md")
+    _ = try git.run("commit", "-q", "-m", "another")
+    _ = try git.run("gc", "-q")
+    let packed = try statusAgrees()
+    XCTAssertEqual((packed["warnings"] as? [String] ?? []).filter { $0.contains("broken") }.count, 2, "\(packed)")
+    try FileManager.default.removeItem(at: url("inbox/broken.md"))
+    try FileManager.default.removeItem(at: url("inbox/broken2.md"))
+    try nbSucceeds("save")
     let status = try statusAgrees()
     XCTAssertEqual(status["clean"] as? Bool, true)
     let head = try XCTUnwrap(status["head"] as? [String: Any])

@@ -152,9 +152,7 @@ extension NoteRepository {
     let store = NoteSummary.Store(cacheDirectory: gitDirectory.appendingPathComponent("nb/cache").path)
     let folders = hasAttachmentFolders
     var summary: NoteSummary
-    if let kept = store.load(), kept.attachmentFolders == folders,
-      let forward = try? broughtForward(kept, to: commit)
-    {
+    if let kept = store.load(), kept.attachmentFolders == folders, let forward = try? broughtForward(kept, to: commit) {
       if kept.commit == commit { return kept }
       summary = forward
     } else {
@@ -188,15 +186,32 @@ extension NoteRepository {
   /// `.md` files in it are notes).
   private func broughtForward(_ summary: NoteSummary, to commit: String) throws -> NoteSummary? {
     if summary.commit == commit { return summary }
-    let git = try self.git
-    guard git.hasCommit(summary.commit) else { return nil }
+    do {
+      return try broughtForward(summary, to: commit, reading: LooseObjects(gitDirectory: gitDirectory))
+    } catch is LooseObjects.NotLoose {
+      return try broughtForward(summary, to: commit, reading: try self.git)
+    }
+  }
+
+  private func broughtForward(_ summary: NoteSummary, to commit: String, reading git: some CommitReader) throws
+    -> NoteSummary?
+  {
+    guard try git.hasCommit(summary.commit) else { return nil }
     var result = summary
     result.commit = commit
     let folders = summary.attachmentFolders
     var isNoteCache: [String: Bool] = [:]
+    var unread: Error?
     func isNoteFile(_ path: String) -> Bool {
       if let known = isNoteCache[path] { return known }
-      let found = ((try? git.file(at: path, in: commit)) ?? nil) != nil
+      let found: Bool
+      do {
+        found = try git.file(at: path, in: commit) != nil
+      } catch {
+        // Told after the loop: a reader that cannot see this object must not be taken to say "no file".
+        if error is LooseObjects.NotLoose { unread = error }
+        found = false
+      }
       isNoteCache[path] = found
       return found
     }
@@ -216,6 +231,7 @@ extension NoteRepository {
       }
       result.notes[path] = NoteSummary.facts(path: path, data: try git.read(file))
     }
+    if let unread { throw unread }
     return result
   }
 }

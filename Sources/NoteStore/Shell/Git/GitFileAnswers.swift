@@ -147,3 +147,64 @@ final class GitFileAnswers {
     return (counts.ahead, counts.behind, name)
   }
 }
+
+/// What bringing the notes' summary forward reads of two commits (``NoteRepository/noteSummary(at:dirty:)``).
+protocol CommitReader {
+  func hasCommit(_ commit: String) throws -> Bool
+  func changedPaths(from old: String?, to new: String) throws -> Set<String>
+  func file(at path: String, in commit: String) throws -> StoredFile?
+  func hasDirectory(at path: String, in commit: String) throws -> Bool
+  func read(_ file: StoredFile) throws -> Data
+}
+
+extension NoteHistory: CommitReader {}
+
+/// ``CommitReader`` over loose objects only, read from their files: the commits nb makes are loose until git packs
+/// them, so the first status after a save brings the summary forward without starting libgit2. Anything packed
+/// throws ``NotLoose``, and the caller asks libgit2 (``NoteHistory``) instead.
+struct LooseObjects: CommitReader {
+  struct NotLoose: Error {}
+
+  private let files: GitFiles
+
+  init(gitDirectory: URL) {
+    files = GitFiles(gitDirectory: gitDirectory)
+  }
+
+  private func tree(of commit: String) throws -> ObjectID {
+    guard let id = ObjectID(hex: commit), let loaded = files.looseCommit(id) else { throw NotLoose() }
+    return loaded.tree
+  }
+
+  private func entry(at path: String, in commit: String) throws -> GitFiles.TreeEntry? {
+    guard let found = files.entry(at: path, inTree: try tree(of: commit)) else { throw NotLoose() }
+    return found
+  }
+
+  func hasCommit(_ commit: String) throws -> Bool {
+    _ = try tree(of: commit)
+    return true
+  }
+
+  func changedPaths(from old: String?, to new: String) throws -> Set<String> {
+    guard let paths = files.changedPaths(fromTree: try old.map(tree(of:)), toTree: try tree(of: new)) else {
+      throw NotLoose()
+    }
+    return paths
+  }
+
+  func file(at path: String, in commit: String) throws -> StoredFile? {
+    // As libgit2's answer: a blob (a file or a symlink), never a directory or a submodule.
+    guard let found = try entry(at: path, in: commit), !found.isTree, found.mode != 0o160000 else { return nil }
+    return StoredFile(id: found.id.hex, mode: .file)
+  }
+
+  func hasDirectory(at path: String, in commit: String) throws -> Bool {
+    try entry(at: path, in: commit)?.isTree ?? false
+  }
+
+  func read(_ file: StoredFile) throws -> Data {
+    guard let id = ObjectID(hex: file.id), let bytes = files.looseBlob(id) else { throw NotLoose() }
+    return Data(bytes)
+  }
+}
