@@ -151,6 +151,65 @@ final class StatusFromFilesTests: NBCLITestCase {
       (status["warnings"] as? [String] ?? []).contains { $0.contains("HEAD is detached") }, "\(status)")
   }
 
+  func testASaveWithNothingToSaveStartsNeitherLibGit2NorTheLockYetRefusesWhatItAlwaysRefused() throws {
+    #if !os(Linux)
+      throw XCTSkip("LD_DEBUG is glibc's")
+    #endif
+    try makeRepository()
+    try nbSucceeds("add", "Plan", "--content", "x")
+    try nbSucceeds("status")
+    let before = try git.revParse("HEAD")
+    XCTAssertFalse(try loadsLibGit2("save"))
+    XCTAssertEqual(try git.revParse("HEAD"), before)
+    // Held by another process, the lock does not keep a save with nothing to save waiting (nb waits up to 30 s
+    // for it otherwise).
+    let lockPath = url(".git/nb/lock").path
+    let holder = try ProcessRunner.launch(
+      "python3",
+      arguments: [
+        "-c",
+        "import fcntl,sys,time\nf=open(sys.argv[1],'a')\nfcntl.flock(f,fcntl.LOCK_EX)\nprint('held',flush=True)\ntime.sleep(60)",
+        lockPath,
+      ], environment: environment(), currentDirectory: root)
+    defer { holder.terminate() }
+    try waitForLock(lockPath)
+    let started = Date()
+    let saved = try nb("save", timeout: 20)
+    XCTAssertEqual(saved.status, 0, saved.stderr)
+    XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the save waited for the lock")
+    holder.terminate()
+
+    // nb's block missing from .gitignore: the save puts it back, in a commit, as before.
+    try write(".gitignore", "# mine only\n")
+    try nbSucceeds("save")
+    XCTAssertNotEqual(try git.revParse("HEAD"), before)
+    let ignoreText = try text(".gitignore")
+    XCTAssertTrue(ignoreText.hasPrefix("# mine only\n"), ignoreText)
+    XCTAssertTrue(ignoreText.contains("# nb: per-device state"), ignoreText)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+
+    // A detached HEAD is refused, clean or not.
+    _ = try git.run("checkout", "-q", "--detach")
+    let refused = try nb("save")
+    XCTAssertNotEqual(refused.status, 0)
+    XCTAssertTrue(refused.stderr.contains("detached"), refused.stderr)
+  }
+
+  /// Waits until another process holds the flock on `path`.
+  private func waitForLock(_ path: String) throws {
+    let deadline = Date().addingTimeInterval(15)
+    while Date() < deadline {
+      let fd = open(path, O_RDWR)
+      if fd >= 0 {
+        let free = flock(fd, LOCK_EX | LOCK_NB) == 0
+        close(fd)
+        if !free { return }
+      }
+      usleep(20_000)
+    }
+    XCTFail("the lock was never taken")
+  }
+
   func testDamagedFactsAreLearntAgain() throws {
     try makeRepository()
     try statusAgrees()

@@ -104,6 +104,7 @@ extension NoteRepository {
   public func save(_ options: SaveOptions = SaveOptions()) throws -> SaveResult {
     // Nothing to look at is nothing to save (an empty path list would mean the whole tree to git).
     if let only = options.only, only.isEmpty { return SaveResult(paths: [], notes: [], removed: []) }
+    if options.only == nil, hasNothingToSave(options) { return SaveResult(paths: [], notes: [], removed: []) }
     return try mutate { tx in
       // First, so that what it ignores is not committed by this save.
       try addIgnoreBlock(in: &tx)
@@ -232,6 +233,25 @@ extension NoteRepository {
           .intersection(committedPaths).sorted(),
         moved: moved, changedAgain: changedAgain)
     }
+  }
+
+  /// True when a save would commit nothing and refuse nothing, told from git's files as a clean status tells it:
+  /// no journal to settle, nb's block already in `.gitignore`, no git operation, a branch checked out, no index
+  /// lock, and a walk that finds nothing to commit. Then neither the lock nor libgit2 is needed (a scheduler or an
+  /// editor's hook runs `nb save` far more often than there is something to save); any doubt is `false`, and the
+  /// save runs as always.
+  private func hasNothingToSave(_ options: SaveOptions) -> Bool {
+    guard Journal.read(directory: journalDirectory).isEmpty else { return false }
+    let ignore = absolute(".gitignore")
+    guard let existing = FileSystem.exists(ignore) ? try? readText(".gitignore") : nil,
+      Self.gitignore(adding: existing) == nil
+    else { return false }
+    let answers = GitFileAnswers(root: root, gitDirectory: gitDirectory, open: { try self.git })
+    defer { answers.saveFacts() }
+    guard let state = try? answers.state(), state.operation == nil, state.warnings.isEmpty,
+      let scan = try? answers.scan(onDirectory: { _, _ in })
+    else { return false }
+    return scan.changes.allSatisfy { AtomicFile.isTemporary($0.path) || options.leaveOut?($0.path) == true }
   }
 
   private func isHidden(_ path: String) -> Bool {
