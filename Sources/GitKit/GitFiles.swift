@@ -121,10 +121,16 @@ public struct GitFiles: Sendable {
   /// A digest of every config file libgit2 reads for this repository (system, XDG, global, the repository's and
   /// its worktree's), so that what was learnt from the config can be kept until one of them changes; nil when a
   /// file includes another (whose changes the digest would not see) or cannot be read.
-  public func configDigest(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+  /// `environment` nil reads the process's two variables it needs (copying the whole environment into a
+  /// dictionary costs more than the digest).
+  public func configDigest(environment: [String: String]? = nil) -> String? {
+    func variable(_ name: String) -> String? {
+      if let environment { return environment[name] }
+      return getenv(name).map { String(cString: $0) }
+    }
     var files = ["/etc/gitconfig"]
-    let home = environment["HOME"] ?? ""
-    if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+    let home = variable("HOME") ?? ""
+    if let xdg = variable("XDG_CONFIG_HOME"), !xdg.isEmpty {
       files.append(xdg + "/git/config")
     } else if !home.isEmpty {
       files.append(home + "/.config/git/config")

@@ -51,6 +51,80 @@ public struct RepositoryConfig: Equatable, Sendable {
       }
       text = decoded
     }
+    if let plain = try plainKeys(text) { return try parse(plain, path: path) }
+    return try parse(yaml: text, path: path)
+  }
+
+  /// The keys of a file in the shape nb writes it — comments, blank lines and `key: value` lines at the left
+  /// margin, each key once, each value a plain word YAML reads as that word — taken without a YAML parser (whose
+  /// first use costs a good part of a command as short as `nb status`); nil for anything else, which YAML reads.
+  static func plainKeys(_ text: String) throws -> [String: String]? {
+    var keys: [String: String] = [:]
+    for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+      var line = line[...]
+      if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+      if line.allSatisfy({ $0 == 0x20 }) { continue }
+      if line.first == UInt8(ascii: "#") { continue }
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { return nil }
+      let key = line[line.startIndex..<colon]
+      var value = line[line.index(after: colon)...]
+      guard key.allSatisfy({ isWordByte($0) && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "/") }),
+        value.first == 0x20
+      else { return nil }
+      while value.first == 0x20 { value = value.dropFirst() }
+      while value.last == 0x20 { value = value.dropLast() }
+      // A word: no quotes, flow collections, anchors, tags, comments or escapes to interpret.
+      guard let first = value.first, isWordByte(first), first != UInt8(ascii: "-"),
+        value.allSatisfy(isWordByte)
+      else { return nil }
+      let name = String(decoding: key, as: UTF8.self)
+      guard keys[name] == nil else { return nil }
+      keys[name] = String(decoding: value, as: UTF8.self)
+    }
+    return keys
+  }
+
+  private static func isWordByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
+      UInt8(ascii: "/"):
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// The settings of plain `key: value` pairs; `watch:` and `inbox:` are mappings, so never among them.
+  static func parse(_ keys: [String: String], path: String) throws -> RepositoryConfig {
+    var config = RepositoryConfig.initial
+    config.format = 1
+    if let format = keys["format"] {
+      guard let number = Int(format), RepositoryFormat.supported.contains(number) else {
+        throw NoteStoreError.unsupportedFormat(path: path, found: format)
+      }
+      config.format = number
+    }
+    if let notebook = keys["default_notebook"] { config.defaultNotebook = notebook }
+    if keys["watch"] != nil {
+      throw NoteStoreError.invalidArgument(
+        "\(path): 'watch' must be a mapping such as 'watch: {debounce: 2s, sync: true, interval: 30s}'")
+    }
+    if keys["inbox"] != nil {
+      throw NoteStoreError.invalidArgument("\(path): 'inbox' must be a mapping such as 'inbox: {threshold: 0.6}'")
+    }
+    if let days = keys["backup_days"] {
+      if let value = Int(days), value >= 0 {
+        config.backupDays = value
+      } else {
+        config.backupDays = 0
+        config.invalidBackupDays = days
+      }
+    }
+    return config
+  }
+
+  static func parse(yaml text: String, path: String) throws -> RepositoryConfig {
     let node: Node?
     // Values are read as strings, so no type resolution is needed — and the default resolver compiles seven
     // regular expressions on first use, a measurable part of a short command.
