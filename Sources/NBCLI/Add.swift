@@ -40,18 +40,69 @@ struct Add: ParsableCommand {
       }
       vars[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
     }
-    let notes = try repository.open()
+    try Self.add(
+      title: title, notebook: notebook, tags: tags, content: content, template: template, variables: vars,
+      json: output.json, directory: repository.directory)
+  }
+
+  /// The command, its options as values (``NB/runWithoutParsing(_:)`` has no parsed command).
+  static func add(
+    title: String?, notebook: String?, tags: String?, content: String?, template: String? = nil,
+    variables: [String: String] = [:], json: Bool, directory: String?
+  ) throws {
+    let notes = try RepositoryOptions.open(directory: directory)
     let draft = NoteDraft(
       title: title, notebook: notebook,
       tags: tags.map(tagList) ?? [],
-      content: try content ?? readPipedStandardInput() ?? "", template: template, variables: vars)
+      content: try content ?? readPipedStandardInput() ?? "", template: template, variables: variables)
     let (note, links) = try notes.addNote(draft)
     // Links elsewhere the new name would have made ambiguous were written longer in the same commit: say which.
     reportRelinkNotices(links)
-    if output.json {
+    if json {
       try printJSON(AddJSON(note: NoteJSON(note), links: links))
     } else {
       print("\(note.path) \(note.id ?? "")")
+    }
+  }
+
+  /// `add`'s words after the command name when they are only a title and `--notebook`/`-n`, `--tags`/`-t`,
+  /// `--content`/`-c` (each at most once, each followed by its value) and `--json`: the line a script or a
+  /// capture shortcut runs, which then skips ArgumentParser. nil for anything else (`--name=value`, `--`, another
+  /// option, a repeated one, a value the parser would take for an option), which the parser then reads, with its
+  /// own messages.
+  struct PlainLine: Equatable {
+    var title: String?
+    var notebook: String?
+    var tags: String?
+    var content: String?
+    var json = false
+
+    init?(_ words: ArraySlice<String>) {
+      var words = words
+      while let word = words.popFirst() {
+        switch word {
+        case "--notebook", "-n", "--tags", "-t":
+          // ArgumentParser refuses a value that looks like an option here; the parser says how.
+          guard let value = words.popFirst(), !value.hasPrefix("-") else { return nil }
+          if word == "--notebook" || word == "-n" {
+            guard notebook == nil else { return nil }
+            notebook = value
+          } else {
+            guard tags == nil else { return nil }
+            tags = value
+          }
+        case "--content", "-c":
+          // `parsing: .unconditional`: the next word is the content, whatever it looks like.
+          guard content == nil, let value = words.popFirst() else { return nil }
+          content = value
+        case "--json":
+          guard !json else { return nil }
+          json = true
+        default:
+          guard title == nil, !word.hasPrefix("-") else { return nil }
+          title = word
+        }
+      }
     }
   }
 }

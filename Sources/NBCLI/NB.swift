@@ -126,7 +126,7 @@ extension NB {
   /// `--dir PATH`: building its model of a command (reflection over every property, one runtime type lookup after
   /// another) costs more than showing a note or listing a notebook. Only lines that parse exactly one way qualify —
   /// `[--dir PATH]` then `show NOTE`, `list [WORDS...]`, `status`, or `sync [--dir PATH]` — and run as their parsed
-  /// form would, with every option at its default; anything else (another option, `--help`, a missing or extra
+  /// form would, with every option at its default (and `add` with its everyday options, ``Add/PlainLine``); anything else (another option, `--help`, a missing or extra
   /// operand, another command) is left to ArgumentParser, and so are its messages. Returns false when the line is
   /// not one of them.
   static func runWithoutParsing(_ arguments: [String]) throws -> Bool {
@@ -149,6 +149,13 @@ extension NB {
       if directory == nil { takeDirectory() }
       guard rest.isEmpty else { return false }
       try Sync.sync(directory: directory)
+      return true
+    }
+    // `nb add` with its everyday options: the parser's model of the command costs more than a tenth of an add.
+    if rest.first == "add", let line = Add.PlainLine(rest.dropFirst()) {
+      try Add.add(
+        title: line.title, notebook: line.notebook, tags: line.tags, content: line.content, json: line.json,
+        directory: directory)
       return true
     }
     guard let name = rest.first, !rest.contains(where: { $0.hasPrefix("-") }) else { return false }

@@ -17,4 +17,51 @@ final class ArgumentTests: XCTestCase {
     XCTAssertEqual(NB.hoistingGlobalOptions(["list", "--dir", "/n"]), ["list", "--dir", "/n"])
     XCTAssertEqual(NB.hoistingGlobalOptions(["--dir"]), ["--dir"])
   }
+
+  /// Every line `Add.PlainLine` takes, ArgumentParser (the oracle) parses to the same values; lines it leaves alone
+  /// include every form it does not model.
+  func testThePlainAddLineReadsAsArgumentParserReadsIt() throws {
+    let vocabulary = [
+      "--notebook", "-n", "--tags", "-t", "--content", "-c", "--json", "Title", "work/x", "a,b", "-x", "--",
+      "--notebook=w", "--template", "note", "-", "", "two words", "--var", "k=v", "-nwork", "--dir",
+    ]
+    var generator = SystemRandomNumberGenerator()
+    var taken = 0
+    for _ in 0..<4_000 {
+      let words = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+        vocabulary.randomElement(using: &generator)!
+      }
+      guard let line = Add.PlainLine(words[...]) else { continue }
+      taken += 1
+      let parsed: Add
+      do {
+        parsed = try Add.parse(words)
+      } catch {
+        XCTFail("ArgumentParser refused \(words) that the plain line took: \(error)")
+        continue
+      }
+      XCTAssertEqual(
+        line,
+        Add.PlainLine(fields: parsed.title, parsed.notebook, parsed.tags, parsed.content, parsed.output.json),
+        "\(words)")
+      XCTAssertNil(parsed.template, "\(words)")
+      XCTAssertEqual(parsed.variables, [], "\(words)")
+      XCTAssertNil(parsed.repository.directory, "\(words)")
+    }
+    XCTAssertGreaterThan(taken, 200)
+    for refused in [["--notebook=w"], ["-nwork"], ["--", "Title"], ["-n", "-x"], ["Title", "Other"], ["-n", "a", "-n", "b"]] {
+      XCTAssertNil(Add.PlainLine(refused[...]), "\(refused)")
+    }
+  }
+}
+
+extension Add.PlainLine {
+  init(fields title: String?, _ notebook: String?, _ tags: String?, _ content: String?, _ json: Bool) {
+    self.init([])!
+    self.title = title
+    self.notebook = notebook
+    self.tags = tags
+    self.content = content
+    self.json = json
+  }
 }

@@ -62,4 +62,38 @@ final class PlainCommandLineTests: NBCLITestCase {
     XCTAssertNotEqual(try nb("sync", "--no-such-option").status, 0)
     XCTAssertNotEqual(try nb("--dir", root.path, "sync", "extra").status, 0)
   }
+
+  /// `nb add` with a title and `--notebook`/`--tags`/`--content`/`--json` skips the parser too: two repositories
+  /// given the same adds, one through the plain line and one through its parsed form (forced by a trailing `--dir`),
+  /// print the same and commit the same files with the same bytes.
+  func testPlainAddDoesWhatItsParsedFormDoes() throws {
+    try makeRepository()
+    let other = temp.file("other")
+    try nbSucceeds("init", other.path)
+    let lines: [[String]] = [
+      ["add", "Roadmap", "--notebook", "work", "--tags", "planning,q3", "--content", "First draft"],
+      ["add", "-n", "work", "Standup", "-c", "--json looks like an option", "-t", "daily"],
+      ["add", "Piped", "--json"],
+      ["add", "--content", "# From the heading\n\nBody"],
+      ["add", "Roadmap", "--notebook", "work", "--content", "a second roadmap"],
+      ["add", "Bad", "--notebook", "../outside"],
+      ["add"],
+    ]
+    let fixed = ["NB_NOW": "2026-11-24T09:00:00+01:00", "NB_DEVICE": "bench"]
+    for line in lines {
+      let plain = try nb(arguments: line, stdin: Data("piped text\n".utf8), env: fixed)
+      let parsed = try nb(
+        arguments: line + ["--dir", other.path], stdin: Data("piped text\n".utf8), env: fixed)
+      func normalised(_ result: ProcessResult) -> String {
+        // The notes' ids are random: the same line gives each repository its own.
+        (result.stdout + result.stderr + "\(result.status)").replacingOccurrences(
+          of: #"[0-9a-z]{26}|[0-9A-Za-z-]{36}"#, with: "ID", options: .regularExpression)
+      }
+      XCTAssertEqual(normalised(plain), normalised(parsed), "nb \(line.joined(separator: " "))")
+    }
+    let otherGit = try GitCLI(workTree: other, home: home)
+    XCTAssertEqual(
+      try git.run("ls-files").split(separator: "\n"), try otherGit.run("ls-files").split(separator: "\n"))
+    XCTAssertEqual(try git.logSubjects(), try otherGit.logSubjects())
+  }
 }

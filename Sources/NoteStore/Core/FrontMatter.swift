@@ -120,7 +120,7 @@ enum FrontMatter {
     case .none:
       return try FMEditor.edit(text, key: keys[0], newValue: value(nil, nil))
     case .block(let block):
-      let parsed = try FMParsed.parse(block)
+      let parsed = try FMParsed.parse(block, typingScalars: false)
       let entry = keys.lazy.compactMap { parsed.entry($0) }.first
       let key = entry?.key ?? keys[0]
       return try FMEditor.edit(text, parsed: parsed, key: key, newValue: value(entry, parsed), insertAt: .last)

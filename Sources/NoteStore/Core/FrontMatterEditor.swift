@@ -43,7 +43,7 @@ enum FMEditor {
       guard let newValue else { return text }
       return try addingBlock(to: text, bomLength: bomLength, key: key, value: newValue)
     case .block(let block):
-      let parsed = try FMParsed.parse(block)
+      let parsed = try FMParsed.parse(block, typingScalars: false)
       return try edit(text, parsed: parsed, key: key, newValue: newValue, insertAt: position)
     }
   }
@@ -258,7 +258,8 @@ enum FMEditor {
   private static func expectedValue(_ replacement: String, key: String, line: Int) throws -> Node {
     let root: Node?
     do {
-      root = try Yams.compose(yaml: replacement, .default, .default, .utf8)  // see FMParsed.parse
+      // Untyped, as the result is parsed to verify it: see `equal` for why that compares as strictly.
+      root = try Yams.compose(yaml: replacement, .basic, .default, .utf8)
     } catch {
       throw FrontMatterError.cannotEdit(key: key, line: line, message: "the new value is not valid YAML")
     }
@@ -273,12 +274,15 @@ enum FMEditor {
   ) throws {
     let failure = FrontMatterError.cannotEdit(
       key: key, line: line, message: "editing the lines would change other keys or the layout")
-    guard case .block(let block) = FMLayout.scan(result), let parsed = try? FMParsed.parse(block) else {
+    guard case .block(let block) = FMLayout.scan(result), let parsed = try? FMParsed.parse(block, typingScalars: false)
+    else {
       throw failure
     }
-    var expectedEntries = old.entries.map { ($0.key, $0.keyNode, $0.value) }
+    // The edited key's own node is never compared (its text is the key), so none is made for it: making a Node
+    // of a string starts Yams' default resolver, whose regular expressions cost more than the whole edit.
+    var expectedEntries: [(String?, Node?, Node)] = old.entries.map { ($0.key, $0.keyNode, $0.value) }
     if let expected {
-      let entry: (String?, Node, Node) = (key, Node(key), expected)
+      let entry: (String?, Node?, Node) = (key, nil, expected)
       switch insertedAt {
       case .first: expectedEntries.insert(entry, at: 0)
       case .last: expectedEntries.append(entry)
@@ -295,17 +299,22 @@ enum FMEditor {
     var budget = 1_000_000
     for (actual, wanted) in zip(parsed.entries, expectedEntries) {
       guard actual.key == wanted.0, equal(actual.value, wanted.2, budget: &budget) else { throw failure }
-      if actual.key != key { guard equal(actual.keyNode, wanted.1, budget: &budget) else { throw failure } }
+      if actual.key != key {
+        guard let wantedKey = wanted.1, equal(actual.keyNode, wantedKey, budget: &budget) else { throw failure }
+      }
     }
   }
 
-  /// Structural equality as Yams defines it (scalar text and resolved tags), giving up (false) after `budget` nodes.
+  /// Structural equality, giving up (false) after `budget` nodes. Both sides are parsed without typing scalars
+  /// (Yams' basic resolver), under which a scalar's tag is the one written (`!!int`) or `str`: with the style
+  /// (plain or quoted) compared too, two scalars that compare equal also type the same under the default resolver,
+  /// so this is at least as strict as comparing typed values, without starting that resolver.
   private static func equal(_ lhs: Node, _ rhs: Node, budget: inout Int) -> Bool {
     budget -= 1
     guard budget > 0 else { return false }
     switch (lhs, rhs) {
     case (.scalar(let left), .scalar(let right)):
-      return left == right
+      return left == right && left.style == right.style
     case (.sequence(let left), .sequence(let right)):
       guard left.count == right.count, lhs.tag == rhs.tag else { return false }
       return zip(left, right).allSatisfy { equal($0, $1, budget: &budget) }
