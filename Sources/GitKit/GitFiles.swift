@@ -43,7 +43,7 @@ public struct GitFiles: Sendable {
     guard let line = Self.firstLine(gitDirectory + "/HEAD") else { return nil }
     if let id = ObjectID(hex: line) { return .detached(id) }
     guard line.hasPrefix("ref:") else { return nil }
-    let target = line.dropFirst(4).trimmingCharacters(in: .whitespaces)
+    let target = Self.trimmed(line.utf8.dropFirst(4))
     let prefix = "refs/heads/"
     guard target.hasPrefix(prefix), target.count > prefix.count, !target.contains("..") else { return nil }
     return .branch(String(target.dropFirst(prefix.count)))
@@ -367,7 +367,16 @@ public struct GitFiles: Sendable {
   static func firstLine(_ path: String) -> String? {
     guard let bytes = contents(of: path, limit: 4096) else { return nil }
     let end = bytes.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) ?? bytes.count
-    return String(decoding: bytes[0..<end], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    return trimmed(bytes[0..<end])
+  }
+
+  /// The text of `bytes` without the spaces and tabs around it (Foundation's trimming starts its character sets,
+  /// which costs more than reading the file).
+  static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
+    let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+    guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) })
+    else { return "" }
+    return String(decoding: bytes[first...last], as: UTF8.self)
   }
 
   /// The whole file, when it is a regular file of at most `limit` bytes; nil otherwise, with `errno` telling why.
