@@ -71,8 +71,21 @@ public enum LibGit2 {
   /// Starts loading and initialising libgit2 on another thread, for a caller sure to need it soon that has other
   /// work to do first: loading it takes about 4 ms, and the first call then waits only for what is left of that.
   public static func preload() {
-    Thread.detachNewThread { initialize() }
+    preloading.enter()
+    Thread.detachNewThread {
+      initialize()
+      preloading.leave()
+    }
   }
+
+  /// Waits until a load ``preload()`` started has finished. A process that fails early (no repository, a format
+  /// it cannot read) must not exit while another thread is inside the dynamic loader or libgit2's initialisation:
+  /// glibc's exit handlers then race that thread and the process can crash on its way out.
+  public static func waitForPreload() {
+    preloading.wait()
+  }
+
+  private static let preloading = DispatchGroup()
 
   /// Runs `body` with libgit2's check that every object a new tree or commit names exists switched off, for a
   /// caller that knows they do. The setting is the process's: a count under a lock switches it back on only when

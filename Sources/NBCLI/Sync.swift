@@ -62,6 +62,7 @@ struct Sync: ParsableCommand {
   ) throws {
     // libgit2 loads while the repository is opened and locked.
     NoteRepository.prepareGit()
+    defer { NoteRepository.finishPreparingGit() }
     let notes = try RepositoryOptions.open(directory: directory)
     var options = SyncOptions(remote: remote, dryRun: dryRun, force: force, allowUnrelated: allowUnrelated)
     if let device { options.device = device }

@@ -96,4 +96,17 @@ final class PlainCommandLineTests: NBCLITestCase {
       try git.run("ls-files").split(separator: "\n"), try otherGit.run("ls-files").split(separator: "\n"))
     XCTAssertEqual(try git.logSubjects(), try otherGit.logSubjects())
   }
+
+  /// `nb sync` starts loading libgit2 on another thread before it opens the repository; when the open fails at
+  /// once, the process must still exit cleanly (it once could crash in glibc's exit handlers, racing that load).
+  func testASyncThatFailsAtOnceExitsCleanlyEveryTime() throws {
+    try makeRepository()
+    try write(".nb/config.yaml", "format: 3\n")
+    for attempt in 0..<40 {
+      let result = try nb("sync")
+      XCTAssertEqual(result.status, 1, "attempt \(attempt): \(result.stderr)")
+      XCTAssertEqual(
+        result.stderr.split(separator: "\n").count, 1, "attempt \(attempt): stderr should be one line:\n\(result.stderr)")
+    }
+  }
 }

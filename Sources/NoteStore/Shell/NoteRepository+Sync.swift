@@ -301,6 +301,12 @@ extension NoteRepository {
     NoteHistory.preload()
   }
 
+  /// Waits until the load ``prepareGit()`` started is done; call it before the process exits (above all on an
+  /// error that ends it early), which must not race that load.
+  public static func finishPreparingGit() {
+    NoteHistory.waitForPreload()
+  }
+
   /// Saves pending edits, fetches, merges by the conflict policy, and pushes, as one locked operation. Never
   /// force-pushes; a push rejected because the remote moved starts over from the fetch (bounded). Conflict
   /// markers never reach a file: conflicting versions are kept whole as conflict copies.

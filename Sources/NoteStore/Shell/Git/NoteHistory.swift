@@ -37,6 +37,11 @@ final class NoteHistory {
     LibGit2.preload()
   }
 
+  /// Waits for ``preload()``'s load to finish (``LibGit2/waitForPreload()``).
+  static func waitForPreload() {
+    LibGit2.waitForPreload()
+  }
+
   /// Opens the repository at `root` when there is one (adopting it), else makes one on branch `branch`.
   static func openOrCreate(at root: URL, branch: String) throws -> NoteHistory {
     try mapped {
