@@ -90,6 +90,46 @@ final class IndexRefreshTests: NoteRepositoryTestCase {
     }
   }
 
+  /// A rename rewriting hundreds of notes reads and parses them on every core (its plan and the index update after
+  /// its commit): the plan must still be in path order with each note's own rewrite, and the rows brought up to date
+  /// must be each note's own, exactly what a rebuild holds.
+  func testARenameOfAManyLinkedNoteIndexesEachRewrittenNoteAsARebuildWould() throws {
+    try write("hubs/Hub note.md", "The hub.\n\n## Part\n")
+    let count = 300
+    for i in 0..<count {
+      let link = ["[[Hub note]]", "[[Hub note#Part|its part]]", "[hub](../hubs/Hub%20note.md)"][i % 3]
+      try write(
+        "n\(i % 4)/note-\(i).md",
+        "---\ntitle: Note \(i)\ntags: [t\(i % 5)]\n---\n# Note \(i)\n\nWords \(i) then \(link).\n- [ ] task \(i)\n")
+    }
+    _ = try repository.save()
+    let checked = [0, 1, 2, 151, 299]
+    var before: [Int: String] = [:]
+    for i in checked { before[i] = try read("n\(i % 4)/note-\(i).md") }
+    let hub = try XCTUnwrap(try repository.allNotes().first { $0.path == "hubs/Hub note.md" })
+    let moved = try repository.rename(hub, to: "Hub renamed")
+    XCTAssertEqual(moved.links.notes.map(\.path), moved.links.notes.map(\.path).sorted())
+    XCTAssertEqual(moved.links.notes.count, count)
+    for i in checked {
+      let path = "n\(i % 4)/note-\(i).md"
+      let old = ["[[Hub note]]", "[[Hub note#Part|its part]]", "[hub](../hubs/Hub%20note.md)"][i % 3]
+      let link = ["[[Hub renamed]]", "[[Hub renamed#Part|its part]]", "[hub](../hubs/Hub%20renamed.md)"][i % 3]
+      XCTAssertEqual(try read(path), before[i]?.replacingOccurrences(of: old, with: link), path)
+      XCTAssertEqual(moved.links.notes.first { $0.path == path }?.edits.map(\.new), [link.contains("%20") ? "../hubs/Hub%20renamed.md" : "Hub renamed"])
+    }
+    XCTAssertEqual(try repository.backlinks(to: "hubs/Hub renamed.md").count, count)
+    let updated = try dump()
+    _ = try repository.index.rebuild()
+    XCTAssertEqual(updated, try dump(), "the rows updated after the rename differ from a rebuild's")
+  }
+
+  func testAConcurrentMapKeepsOrderAndEveryElement() {
+    let numbers = Array(0..<10_000)
+    XCTAssertEqual(numbers.concurrentMap { $0 * 3 }, numbers.map { $0 * 3 })
+    XCTAssertEqual([5, 6].concurrentMap { $0 + 1 }, [6, 7])
+    XCTAssertEqual([Int]().concurrentMap { $0 }, [])
+  }
+
   /// The rowid of `path`'s row and its indexed title.
   private func row(_ path: String) throws -> (rowid: Int64, title: String, racy: Int64)? {
     try repository.index.read { db in

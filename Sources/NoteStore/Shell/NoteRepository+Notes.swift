@@ -355,6 +355,7 @@ extension NoteRepository {
         for path in attachments { moves[path] = targetFolder + path.dropFirst(folder.count) }
       }
       // Planned before anything moves: every note is read as it is, and a failure leaves everything unchanged.
+      Phases.mark("move: checks")
       let plan = updateLinks ? try relinkPlan(moves: moves) : RelinkPlan()
       let original = try readText(note.path)
       for (from, to) in pairs {
@@ -378,6 +379,7 @@ extension NoteRepository {
       if let edit { text = try edit(text) }
       // In the same batch as the linking notes: one journal flush and one file flush for all of them.
       let own = text != original ? [(path: target, data: Data(text.utf8), old: Data?.none)] : []
+      Phases.mark("move: moves")
       try apply(plan, moves: moves, except: [note.path], also: own, in: &tx)
       tx.note(note.id)
       let shownTarget = destination.hasSuffix(".md") ? target : RepoPaths.directory(of: target) + "/"

@@ -135,6 +135,7 @@ extension NoteRepository {
       keys.insert(LinkResolver.nameKey(path: to))
     }
     let movedNotes = moves.keys.filter { RepoPaths.isNotePath($0) }
+    Phases.mark("before plan")
     let (paths, candidates) = try index.read { db -> (Set<String>, [String: String?]) in
       var candidates: [String: String?] = [:]
       var rowids: [Int64] = []
@@ -173,6 +174,7 @@ extension NoteRepository {
         let sql = pathsByKey.replacingOccurrences(of: "%@", with: names)
         paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))
       }
+      Phases.mark("plan: candidates query")
       return (paths, candidates)
     }
     // Built from the paths alone, whatever the index already saw of this change: before = the files as they were,
@@ -183,18 +185,23 @@ extension NoteRepository {
     let before = LinkResolver(paths: Array(existing.union(oldPaths)))
     let after = LinkResolver(paths: Array(existing.union(newPaths)))
 
-    var plan = RelinkPlan()
-    for source in candidates.keys.sorted() where !skip.contains(source) && !newPaths.contains(source) {
+    // Each candidate is read and rewritten on its own (a rename's thousand in parallel, on every core); the plan is
+    // then put together in path order, as one thread would have.
+    enum Outcome {
+      case unchanged(unwritable: [UnwritableLink])
+      case unreadable(String)
+      case rewritten(text: String, old: Data, unwritable: [UnwritableLink], note: RelinkedNote)
+    }
+    let sources = candidates.keys.sorted().filter { !skip.contains($0) && !newPaths.contains($0) }
+    let root = self.root.path
+    let outcomes = sources.concurrentMap { source -> Outcome? in
       let place = moves[source] ?? source
-      guard let data = try? FileSystem.read(absolute(source)) else { continue }
-      guard let text = Self.decodeUTF8(data) else {
-        plan.report.unreadable.append(place)
-        continue
-      }
+      guard let data = try? FileSystem.read(root + "/" + source) else { return nil }
+      guard let text = Self.decodeUTF8(data) else { return .unreadable(place) }
       let rewrite = LinkRewriter.rewrite(
         text, source: source, newSource: moves[source], moves: moves, before: before, after: after)
-      plan.report.unwritable += rewrite.unwritable.map { UnwritableLink(path: place, line: $0.line, target: $0.target) }
-      guard !rewrite.edits.isEmpty else { continue }
+      let unwritable = rewrite.unwritable.map { UnwritableLink(path: place, line: $0.line, target: $0.target) }
+      guard !rewrite.edits.isEmpty else { return .unchanged(unwritable: unwritable) }
       // Which edits only disambiguate: in a note that stays, those whose link reached a file that does not move.
       var disambiguations: [LinkEdit] = []
       if moves[source] == nil {
@@ -206,10 +213,24 @@ extension NoteRepository {
           reached[edit.range.lowerBound].map { !oldPaths.contains($0) } ?? false
         }
       }
-      plan.texts[source] = (rewrite.text, data, candidates[source] ?? nil)
-      plan.report.notes.append(RelinkedNote(path: place, edits: rewrite.edits, disambiguations: disambiguations))
+      return .rewritten(
+        text: rewrite.text, old: data, unwritable: unwritable,
+        note: RelinkedNote(path: place, edits: rewrite.edits, disambiguations: disambiguations))
+    }
+    var plan = RelinkPlan()
+    for (source, outcome) in zip(sources, outcomes) {
+      switch outcome {
+      case nil: continue
+      case .unreadable(let place): plan.report.unreadable.append(place)
+      case .unchanged(let unwritable): plan.report.unwritable += unwritable
+      case .rewritten(let text, let old, let unwritable, let note):
+        plan.report.unwritable += unwritable
+        plan.texts[source] = (text, old, candidates[source] ?? nil)
+        plan.report.notes.append(note)
+      }
     }
     plan.report.notes.sort { $0.path < $1.path }
+    Phases.mark("plan: rewrite \(plan.texts.count) notes")
     return plan
   }
 

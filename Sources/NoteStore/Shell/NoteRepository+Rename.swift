@@ -39,7 +39,9 @@ extension NoteRepository {
   /// - Links: as ``moveNote(_:to:updateLinks:)`` rewrites them.
   @discardableResult
   public func rename(_ note: Note, to newTitle: String, updateLinks: Bool = true) throws -> NoteMove {
-    try mutate { tx in
+    Phases.mark("start")
+    return try mutate { tx in
+      Phases.mark("lock, recovery check, committable")
       let title = try nameCall { try Names.validateTitle(newTitle) }
       let original = try readText(note.path)
       let metadata = try frontMatterCall(note.path) { try FrontMatter.read(original) }

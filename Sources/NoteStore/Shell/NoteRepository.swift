@@ -305,6 +305,7 @@ public final class NoteRepository {
     var tx = Transaction(repository: self)
     do {
       let result = try body(&tx)
+      Phases.mark("body")
       if !tx.paths.isEmpty {
         // Past this record a crash is settled by looking at HEAD: moved means the commit landed.
         try tx.journal?.append([(JournalRecord(kind: .commit, subject: tx.subject, paths: tx.paths), nil)])
@@ -313,11 +314,14 @@ public final class NoteRepository {
         let before = indexed ? try git.headID() : nil
         let commit = try git.commit(
           paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs, device: device), date: clock())
+        Phases.mark("git commit")
         // Part of the same operation, so the next search sees this change without walking the work tree for it.
         if indexed { index.recordCommit(paths: tx.paths, from: before, to: commit ?? before) }
+        Phases.mark("index after commit")
       }
       tx.journal?.finish()
       tx.replaced.wait()
+      Phases.mark("journal finish, replaced closed")
       return result
     } catch {
       tx.rollback()
@@ -403,12 +407,15 @@ struct Transaction {
         bytes += old?.count ?? 0
         batch.append((file.path, full, file.data, old))
       }
+      Phases.mark("write: read olds")
       let priors = try log(batch.map { Self.writeRecord($0.path, old: $0.old, new: $0.data) })
+      Phases.mark("write: journal")
       for file in batch {
         let parent = (file.full as NSString).deletingLastPathComponent
         if !FileSystem.exists(parent) { try makeDirectories(parent) }
       }
       let staged = try AtomicFile.stage(batch.map { ($0.data, $0.full) })
+      Phases.mark("write: stage+flush")
       for (i, (file, prior)) in zip(batch, priors).enumerated() {
         do {
           try AtomicFile.install(staged[i], releasing: replaced)
@@ -429,6 +436,7 @@ struct Transaction {
         touch(file.path)
       }
       start += batch.count
+      Phases.mark("write: install")
     }
   }
 

@@ -432,11 +432,10 @@ final class NoteIndex {
 
   /// Makes the rows of `paths` match the disk, with a progress line when there are many.
   private func syncAll(_ db: Database, _ paths: [String]) throws {
-    let report = paths.count >= 200 ? repository.progress : nil
     let now = Self.nowNanoseconds()
-    for (done, path) in paths.enumerated() {
-      if done % 100 == 0 { report?("Indexing notes", done, paths.count) }
-      try Self.sync(db, root: root, path: path, now: now, attachments: attachments)
+    let report = paths.count >= 200 ? repository.progress : nil
+    try Self.sync(db, root: root, paths: paths, now: now, attachments: attachments) { done in
+      report?("Indexing notes", done, paths.count)
     }
     report?("Indexing notes", paths.count, paths.count)
   }
@@ -459,6 +458,7 @@ final class NoteIndex {
       }
       forced = try git.changedPaths(from: state.head, to: head)
     }
+    Phases.mark("index: head/state")
     let journal = ChangeJournal.look(
       gitDirectory: repository.gitDirectory, cursor: watched?.cursor, unanswered: watched?.unanswered)
     let (stale, settled) = try queue.read { db in
@@ -473,6 +473,7 @@ final class NoteIndex {
           db, root: root, attachments: attachments, forced: forced, files: files, directories: directories)
       }
     }
+    Phases.mark("index: walk (\(stale.count) stale, \(settled.count) settled)")
     // Without a live watcher there is nothing to store (a cursor of a session that ended is never used again).
     // When the journal held nothing but answers to requests, the cursor stays where it was: reading a few more
     // lines next time costs less than a write transaction on every query.
@@ -497,6 +498,7 @@ final class NoteIndex {
       if let watch { try Self.setWatch(db, watch) }
       return .commit
     }
+    Phases.mark("index: sync \(stale.count)")
   }
 
   /// Runs `body` in an immediate write transaction with a page cache of up to 64 MiB, then gives the memory back.
@@ -557,7 +559,7 @@ final class NoteIndex {
         let state = try Self.state(db, layout: layout)
         guard state.usable else { return .rollback }
         let now = Self.nowNanoseconds()
-        for path in notePaths.sorted() { try Self.sync(db, root: root, path: path, now: now, attachments: attachments) }
+        try Self.sync(db, root: root, paths: notePaths.sorted(), now: now, attachments: attachments)
         if state.head == old { try Self.setMeta(db, "head", new) }
         return .commit
       }
@@ -971,17 +973,22 @@ final class NoteIndex {
   /// written costs a page of the database's log, and a note whose links were rewritten (a rename's thousand) changes
   /// one link and its text, not its ten links, its path or its dates. Deleting and inserting it again wrote each
   /// index entry of each of its rows, three times the pages for the same result.
-  static func sync(_ db: Database, root: String, path: String, now: Int64, attachments: Bool) throws {
+  ///
+  /// `prepared`: the file's stat data and document as ``prepare(root:paths:)`` read them just before, instead of
+  /// reading them here.
+  static func sync(
+    _ db: Database, root: String, path: String, now: Int64, attachments: Bool, prepared: PreparedNote? = nil
+  ) throws {
     let existing = try Int64.fetchOne(
       db.cachedStatement(sql: "SELECT rowid FROM note WHERE path = ?"), arguments: [path])
     try db.cachedStatement(sql: "DELETE FROM file WHERE path = ?").execute(arguments: [path])
-    let info = isHidden(path) ? nil : FileSystem.lstatInfo(root + "/" + path)
+    let info = prepared?.info ?? (isHidden(path) ? nil : FileSystem.lstatInfo(root + "/" + path))
     guard let info, info.isRegular, RepoPaths.isNotePath(path), !(attachments && isAttachment(root: root, path)) else {
       if let existing { try deleteNote(db, rowid: existing) }
       if let info, info.isRegular { try insertFile(db, path) }
       return
     }
-    let document = IndexedDocument.read(root: root, path: path)
+    let document = prepared?.document ?? IndexedDocument.read(root: root, path: path)
     let note = document.note
     let hasInk = FileSystem.lstatInfo(root + "/" + String(path.dropLast(3)) + RepoPaths.inkSuffix)?.isRegular == true
     // Recorded with the bytes' hash, a racy row costs the next command a read of the file, not a re-index.
@@ -1059,6 +1066,40 @@ final class NoteIndex {
     try db.cachedStatement(sql: "DELETE FROM reminder WHERE note = ?").execute(arguments: [rowid])
     try insertTasks(db, rowid: rowid, document.tasks)
     try updateLinks(db, rowid: rowid, document.links)
+  }
+
+  /// ``sync(_:root:path:now:attachments:prepared:)`` for each of `paths`, their files read and parsed ahead on every
+  /// core, a slice at a time (a build's hundred thousand documents are never all held at once); `progress` gets the
+  /// number done before each slice.
+  static func sync(
+    _ db: Database, root: String, paths: [String], now: Int64, attachments: Bool, progress: (Int) -> Void = { _ in }
+  ) throws {
+    for start in stride(from: 0, to: paths.count, by: 256) {
+      progress(start)
+      let slice = Array(paths[start..<min(paths.count, start + 256)])
+      for (path, prepared) in zip(slice, prepare(root: root, paths: slice)) {
+        try sync(db, root: root, path: path, now: now, attachments: attachments, prepared: prepared)
+      }
+    }
+  }
+
+  /// A note file's stat data and its document, read together (the stat data first, as ``sync`` reads them: a write
+  /// in between leaves a row whose stat data are newer than its text, which the next walk finds stale or racy).
+  struct PreparedNote {
+    var info: FileSystem.Info
+    var document: IndexedDocument
+  }
+
+  /// The notes among `paths` (regular `.md` files outside dot-directories) read and parsed on every core: parsing a
+  /// rename's thousand rewritten notes was a fifth of its index update, done one after the other while the
+  /// database waited. nil for every other path, which ``sync`` looks at itself.
+  static func prepare(root: String, paths: [String]) -> [PreparedNote?] {
+    paths.concurrentMap { path -> PreparedNote? in
+      guard RepoPaths.isNotePath(path), !isHidden(path), let info = FileSystem.lstatInfo(root + "/" + path),
+        info.isRegular
+      else { return nil }
+      return PreparedNote(info: info, document: IndexedDocument.read(root: root, path: path))
+    }
   }
 
   /// Removes every row of the note `rowid`.
