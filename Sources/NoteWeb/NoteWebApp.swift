@@ -48,8 +48,10 @@ public final class NoteWebApp {
   private func route(_ request: WebRequest) throws -> WebResponse {
     let path = request.path
     if request.method == "POST" {
+      if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
       throw WebError(status: 404, "No such form")
     }
+    if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
     if path == "/" { return try home(request) }
     if path == "/search" { return try search(request) }
     if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
@@ -124,7 +126,11 @@ public final class NoteWebApp {
     }
     let body = NoteMarkdown.body(of: text, bodyStart: bodyStart, links: links, targets: targets)
     var context = common(nil)
-    context["note"] = ["title": note.title, "path": note.path, "tags": note.tags.map(Self.tagItem)] as [String: Any]
+    context["note"] =
+      [
+        "title": note.title, "path": note.path, "tags": note.tags.map(Self.tagItem),
+        "edit_url": "/edit/" + WebPath.encoded(note.path),
+      ] as [String: Any]
     context["crumbs"] = Self.crumbs(note.notebook)
     var fields: [[String: String]] = []
     if let created = note.created { fields.append(["key": "created", "value": created.rfc3339]) }
@@ -155,6 +161,55 @@ public final class NoteWebApp {
       context["ink_problem"] = "\(error)"
     }
     return .html(try pages.render("note.html", context))
+  }
+
+  /// The raw file in a form that remembers the version it was loaded from.
+  private func edit(_ path: String) throws -> WebResponse {
+    guard !security.readOnly else { throw WebError(status: 403, "The server is read-only") }
+    let note = try existingNote(path)
+    // Text and version from one read: a version of other bytes would let a save overwrite what the form never showed.
+    let (text, version) = try repository.versionedText(of: note)
+    return try editPage(note, text: text, version: version, status: 200)
+  }
+
+  /// A save from the edit form: exactly `nb edit`'s commit when the file is still the version the form was loaded
+  /// from; else the form again, the text typed kept, with the file as it is now beside it.
+  private func saveEdit(_ path: String, _ request: WebRequest) throws -> WebResponse {
+    let note = try existingNote(path)
+    guard var text = request.formValue("text"), let version = request.formValue("version") else {
+      throw WebError(status: 400, "The form has no text or version")
+    }
+    // Browsers send a textarea's lines with CRLF; a file written with LF keeps LF.
+    let original = try repository.text(of: note)
+    if !original.contains("\r\n") { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
+    do {
+      switch try repository.save(text: text, to: note, over: version) {
+      case .saved(let saved), .unchanged(let saved):
+        return .redirect("/note/" + WebPath.encoded(saved.path))
+      case .changed(let current, let currentVersion):
+        return try editPage(
+          note, text: text, version: currentVersion, status: 409,
+          problem: "The file changed since you opened it (another editor or a sync). Your text is below, the file "
+            + "as it is now under it; saving again replaces the file with your text.",
+          current: current)
+      }
+    } catch let error as NoteStoreError {
+      return try editPage(note, text: text, version: version, status: 422, problem: "Not saved: \(error)")
+    }
+  }
+
+  private func editPage(
+    _ note: Note, text: String, version: String, status: Int, problem: String? = nil, current: String? = nil
+  ) throws -> WebResponse {
+    var context = common(nil)
+    context["note"] = ["title": note.title, "path": note.path, "url": "/note/" + WebPath.encoded(note.path)]
+    context["crumbs"] = Self.crumbs(note.notebook)
+    context["action"] = "/edit/" + WebPath.encoded(note.path)
+    context["text"] = text
+    context["version"] = version
+    context["problem"] = problem
+    context["current"] = current
+    return .html(try pages.render("edit.html", context), status: status)
   }
 
   private func search(_ request: WebRequest) throws -> WebResponse {
@@ -318,13 +373,15 @@ public final class NoteWebApp {
       case .noteNotFound, .notebookNotFound: status = 404
       case .outsideRepository: status = 403
       case .badQuery, .invalidArgument: status = 400
+      case .notUTF8, .malformedFrontMatter, .malformedInk: status = 422
       default: status = 500
       }
       message = "\(error)"
     default:
       (status, message) = (500, "\(error)")
     }
-    let heading = [400: "Bad request", 403: "Forbidden", 404: "Not found"][status] ?? "Something went wrong"
+    let heading =
+      [400: "Bad request", 403: "Forbidden", 404: "Not found", 422: "Cannot do that"][status] ?? "Something went wrong"
     let context = common(nil).merging(["status": status, "heading": heading, "message": message]) { $1 }
     guard let page = try? pages.render("error.html", context) else { return .text(message, status: status) }
     return .html(page, status: status)

@@ -41,6 +41,16 @@ public struct WebRequest: Sendable {
   /// The first value of query parameter `name`.
   public func queryValue(_ name: String) -> String? { queryItems.first { $0.name == name }?.value }
 
+  /// The fields of an `application/x-www-form-urlencoded` body (what an HTML form sends by default); empty for any
+  /// other body.
+  public var formItems: [(name: String, value: String)] {
+    guard header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else { return [] }
+    return Self.formItems(Substring(decoding: body, as: UTF8.self))
+  }
+
+  /// The first value of form field `name`.
+  public func formValue(_ name: String) -> String? { formItems.first { $0.name == name }?.value }
+
   /// The pairs of `application/x-www-form-urlencoded` text (a query, a form's body).
   static func formItems(_ text: Substring) -> [(name: String, value: String)] {
     text.split(separator: "&").compactMap { pair in

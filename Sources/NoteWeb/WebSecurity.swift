@@ -114,7 +114,7 @@ public struct WebSecurity: Sendable {
     }
     if credential == .cookie {
       guard origin != nil else { return .answer(.text("Forbidden: a POST needs an Origin header", status: 403)) }
-      let sent = request.header("X-NB-CSRF") ?? Self.formValue("csrf", in: request)
+      let sent = request.header("X-NB-CSRF") ?? request.formValue("csrf")
       guard let sent, Self.same(sent, csrfToken) else {
         return .answer(.text("Forbidden: missing or wrong CSRF token; reload the page", status: 403))
       }
@@ -153,14 +153,6 @@ public struct WebSecurity: Sendable {
       }
     }
     return nil
-  }
-
-  /// A field of an `application/x-www-form-urlencoded` body.
-  static func formValue(_ name: String, in request: WebRequest) -> String? {
-    guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
-      return nil
-    }
-    return WebRequest.formItems(Substring(decoding: request.body, as: UTF8.self)).first { $0.name == name }?.value
   }
 
   /// Compares in time that depends on the lengths only, so a wrong guess tells nothing of how close it was.

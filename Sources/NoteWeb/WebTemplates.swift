@@ -49,6 +49,29 @@ enum WebTemplates {
     </html>
 
     """#,
+    "edit.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Edit {{ note.title|e }} · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %} / <a href="{{ note.url|e }}">{{ note.title|e }}</a></nav>
+    <h1>Edit {{ note.title|e }}</h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    <form class="edit" method="post" action="{{ action|e }}">
+      <input type="hidden" name="csrf" value="{{ csrf|e }}">
+      <input type="hidden" name="version" value="{{ version|e }}">
+      <label for="text">{{ note.path|e }}</label>
+      <textarea id="text" name="text" rows="24" spellcheck="true">{{ text|e }}</textarea>
+      <p class="actions"><button type="submit">Save</button> <a href="{{ note.url|e }}">Cancel</a></p>
+    </form>
+    {% if current %}
+    <section class="current">
+      <h2>The file now</h2>
+      <pre>{{ current|e }}</pre>
+    </section>
+    {% endif %}
+    {% endblock %}
+
+    """#,
     "error.html": #"""
     {% extends "base.html" %}
     {% block title %}{{ status|e }} · nb{% endblock %}
@@ -108,6 +131,7 @@ enum WebTemplates {
     <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %}</nav>
     <article class="note">
       <h1 class="note-title">{{ note.title|e }}</h1>
+      {% if not read_only %}<p class="actions"><a href="{{ note.edit_url|e }}">Edit</a></p>{% endif %}
       <p class="chips">
         {% for tag in note.tags %}<a class="chip tag" href="{{ tag.url|e }}">#{{ tag.name|e }}</a> {% endfor %}
         {% for field in fields %}<span class="chip"><span class="key">{{ field.key|e }}</span> {{ field.value|e }}</span> {% endfor %}
@@ -268,6 +292,13 @@ enum WebTemplates {
     .body a[title="not found"] { color: var(--warn); border-bottom: 1px dashed var(--warn); }
     .panels section { margin-bottom: 1.5rem; }
     .panels .context { color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }
+    .edit label { display: block; color: var(--muted); font-size: .85rem; margin-bottom: .3rem; }
+    .edit textarea {
+      width: 100%; min-height: 60vh; font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: .9rem;
+      line-height: 1.45;
+    }
+    .actions { margin: .3rem 0 1rem; }
+    .current pre { background: var(--code); padding: .8rem; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; }
     .help pre { white-space: pre-wrap; font-size: .85rem; }
     @media (min-width: 60rem) {
       main:has(> .note) { display: grid; grid-template-columns: minmax(0, 3fr) minmax(14rem, 1fr); gap: 2rem; }

@@ -146,6 +146,44 @@ final class ServeTests: NBCLITestCase {
     XCTAssertTrue(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;</h1>"), page.body)
   }
 
+  func testEditingInTheBrowserIsOneCommit() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "first draft")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let port = server.port
+    let cookie = ("Cookie", "nb_token_\(port)=\(server.token)")
+    let form = try http(port, "/edit/work/roadmap.md", headers: [cookie])
+    XCTAssertEqual(form.status, 200, form.body)
+    func hidden(_ name: String) throws -> String {
+      let start = try XCTUnwrap(form.body.range(of: #"name="\#(name)" value=""#)).upperBound
+      return String(form.body[start...].prefix { $0 != "\"" })
+    }
+    let text = try String(contentsOf: url("work/roadmap.md"), encoding: .utf8)
+    let edited = text.replacingOccurrences(of: "first draft", with: "second draft")
+    let body = [("csrf", try hidden("csrf")), ("version", try hidden("version")), ("text", edited)]
+      .map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+      .joined(separator: "&")
+    let commits = try commitCount()
+    let saved = try http(
+      port, "/edit/work/roadmap.md", method: "POST",
+      headers: [cookie, ("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/x-www-form-urlencoded")],
+      body: Data(body.utf8))
+    XCTAssertEqual(saved.status, 303, saved.body)
+    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md")
+    XCTAssertEqual(try commitCount(), commits + 1)
+    XCTAssertEqual(try git.run(arguments: ["log", "-1", "--format=%s"]), "nb: edit work/roadmap.md\n")
+    XCTAssertEqual(try git.statusPorcelain(), "", "the save is committed, nothing left over")
+    XCTAssertTrue(try String(contentsOf: url("work/roadmap.md"), encoding: .utf8).contains("second draft"))
+    // The same form a second time: the file is not that version any more.
+    let again = try http(
+      port, "/edit/work/roadmap.md", method: "POST",
+      headers: [cookie, ("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/x-www-form-urlencoded")],
+      body: Data(body.utf8))
+    XCTAssertEqual(again.status, 409)
+    XCTAssertEqual(try commitCount(), commits + 1)
+  }
+
   func testReadOnlyRefusesWrites() throws {
     try makeRepository()
     let server = try ServeProcess(self, ["serve", "--port", "0", "--json", "--read-only"])

@@ -1,4 +1,5 @@
 import Foundation
+import InkKit
 import NBTestSupport
 import NoteStore
 import XCTest
@@ -22,6 +23,26 @@ final class NoteWebAppTests: XCTestCase {
     let response = app.respond(
       to: WebRequest(method: "GET", target: target, headers: [("Host", "127.0.0.1:8642"), ("X-NB-Token", "t")]))
     return (response.status, String(decoding: response.body, as: UTF8.self), response)
+  }
+
+  /// A form posted as a browser posts it: the session cookie, this server's Origin, the page's CSRF token.
+  private func post(_ target: String, _ fields: [(String, String)]) -> WebResponse {
+    let body = (fields + [("csrf", "c")]).map { "\(WebPath.queryValue($0.0))=\(WebPath.queryValue($0.1))" }
+      .joined(separator: "&")
+    return app.respond(
+      to: WebRequest(
+        method: "POST", target: target,
+        headers: [
+          ("Host", "127.0.0.1:8642"), ("Cookie", "nb_token_8642=t"), ("Origin", "http://127.0.0.1:8642"),
+          ("Content-Type", "application/x-www-form-urlencoded"),
+        ], body: Data(body.utf8)))
+  }
+
+  /// The form's hidden version field on an edit page.
+  private func version(in html: String) throws -> String {
+    let marker = #"name="version" value=""#
+    let start = try XCTUnwrap(html.range(of: marker)).upperBound
+    return String(html[start...].prefix { $0 != "\"" })
   }
 
   private func add(_ title: String, _ notebook: String? = nil, tags: [String] = [], _ content: String) throws -> Note {
@@ -133,6 +154,71 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertEqual(get("/file/..%2f..%2fetc%2fpasswd").status, 403)
     XCTAssertEqual(get("/note/..%2f..%2fetc%2fpasswd").status, 403)
     XCTAssertEqual(get("/note/%2e%2e/%2e%2e/etc/passwd").status, 403)
+  }
+
+  func testInkPagesShowAsNbsOwnSVG() throws {
+    let note = try add("Sketch", nil, "drawing below")
+    try notes.editInk(of: note, subject: "ink") { drawing in
+      try drawing.add(
+        InkStroke(
+          id: "one", ink: .pencil, color: InkColor(hex: "3366ffff")!, channels: [.force],
+          points: [InkPoint(x: 1, y: 10, force: 0.5), InkPoint(x: 40, y: 12, force: 0.75)]))
+    }
+    let page = get("/note/" + note.path)
+    let source = "/ink/\(note.path)?page=0"
+    XCTAssertTrue(page.html.contains(#"<img src="\#(source)" alt="Handwriting, page 1">"#), page.html)
+    let svg = get(source).response
+    XCTAssertEqual(svg.status, 200)
+    XCTAssertEqual(svg.header("Content-Type"), "image/svg+xml")
+    XCTAssertEqual(svg.body, try InkSVG.renderData(try XCTUnwrap(try notes.ink(of: note))), "what nb ink render draws")
+    XCTAssertEqual(get("/ink/\(note.path)?page=1").status, 404)
+    XCTAssertEqual(get("/ink/inbox/none.md").status, 404)
+  }
+
+  func testEditingSavesAsNbEditDoesOverTheLoadedVersionOnly() throws {
+    let note = try add("Roadmap", "work", "first <b>draft</b>\n")
+    let form = get("/edit/" + note.path)
+    XCTAssertEqual(form.status, 200)
+    XCTAssertTrue(form.html.contains("first &lt;b&gt;draft&lt;/b&gt;\n</textarea>"), form.html)
+    XCTAssertTrue(form.html.contains(#"<input type="hidden" name="csrf" value="c">"#), form.html)
+    XCTAssertTrue(get("/note/" + note.path).html.contains(#"<a href="/edit/work/roadmap.md">Edit</a>"#))
+    let loaded = try version(in: form.html)
+    let text = try notes.text(of: note)
+
+    // A browser sends CRLF; the file keeps its LF.
+    let edited = text.replacingOccurrences(of: "first", with: "second").replacingOccurrences(of: "\n", with: "\r\n")
+    let saved = post("/edit/" + note.path, [("text", edited), ("version", loaded)])
+    XCTAssertEqual(saved.status, 303, String(decoding: saved.body, as: UTF8.self))
+    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md")
+    let now = try notes.text(of: note)
+    XCTAssertTrue(now.contains("second <b>draft</b>\n") && !now.contains("\r"), now)
+    XCTAssertEqual(try notes.history(of: note).first?.commit.subject, "nb: edit work/roadmap.md")
+
+    // The same form again: the file changed since it was loaded, so nothing is written and both texts show.
+    let stale = post("/edit/" + note.path, [("text", "third\n"), ("version", loaded)])
+    XCTAssertEqual(stale.status, 409)
+    let page = String(decoding: stale.body, as: UTF8.self)
+    XCTAssertTrue(page.contains("third\n</textarea>"), "the text typed is kept: \(page)")
+    XCTAssertTrue(page.contains("second &lt;b&gt;draft&lt;/b&gt;"), "the file now: \(page)")
+    XCTAssertEqual(try notes.text(of: note), now)
+    XCTAssertEqual(try version(in: page), try notes.version(of: note), "saving again goes over what was shown")
+
+    // Front matter that does not parse: refused, the text kept.
+    let broken = post(
+      "/edit/" + note.path, [("text", "---\ntitle: [\n---\nx\n"), ("version", try notes.version(of: note))])
+    XCTAssertEqual(broken.status, 422)
+    XCTAssertTrue(String(decoding: broken.body, as: UTF8.self).contains("title: [\nx\n</textarea>") == false)
+    XCTAssertTrue(String(decoding: broken.body, as: UTF8.self).contains("title: [\n---\nx\n</textarea>"))
+    XCTAssertEqual(try notes.text(of: note), now)
+  }
+
+  func testReadOnlyHasNoEditing() throws {
+    let note = try add("Roadmap", "work", "x\n")
+    app = NoteWebApp(repository: notes, security: WebSecurity(port: 8642, token: "t", csrfToken: "c", readOnly: true))
+    XCTAssertEqual(get("/edit/" + note.path).status, 403)
+    XCTAssertFalse(get("/note/" + note.path).html.contains(">Edit</a>"))
+    XCTAssertEqual(post("/edit/" + note.path, [("text", "y"), ("version", try notes.version(of: note))]).status, 403)
+    XCTAssertEqual(try notes.text(of: note).hasSuffix("x\n"), true)
   }
 
   func testAssetsAndUnknownAddresses() {
