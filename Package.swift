@@ -21,7 +21,7 @@ let package = Package(
     // `nb serve`'s HTTP server. No traits: their swift-configuration reader and full-Foundation form coding are
     // not used, and swift-configuration would be built on every CI run.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
-    // Hummingbird's own dependencies, named for the two types nb serve uses directly (header names; the bind error).
+    // Hummingbird's own dependencies, named for the types nb serve uses directly (header names, the bind error).
     .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
   ],
@@ -80,6 +80,7 @@ let package = Package(
         "InkKit",
         "CCmarkGFM",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Stencil", package: "Stencil"),

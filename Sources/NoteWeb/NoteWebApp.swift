@@ -85,7 +85,9 @@ public final class NoteWebApp {
       !path.hasPrefix(".")
     else { throw WebError(status: 404, "No notebook \(path)") }
     // Its own notes only: the notebook's subtree less each child's.
-    let children = (repository.childNotebookPaths(of: path) ?? []).sorted()
+    let children =
+      path.isEmpty
+      ? try repository.rootNotebooks().map(\.path).sorted() : (repository.childNotebookPaths(of: path) ?? []).sorted()
     var text = path.isEmpty ? "" : "notebook:\(Self.quoted(path))"
     for child in children { text += " -notebook:\(Self.quoted(child))" }
     let sort: NoteQuery.Sort = request.queryValue("sort") == "title" ? .title : .updated

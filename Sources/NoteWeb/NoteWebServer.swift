@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NoteStore
@@ -25,6 +26,11 @@ public enum NoteWebServer {
     public var readOnly = false
     /// The largest request body accepted, in bytes.
     public var bodyLimit = 20 << 20
+    /// Open connections at most; more wait until one closes, so one client cannot starve the others of file
+    /// descriptors.
+    public var maxConnections = 256
+    /// How long a connection may stay silent (a slow or vanished client) before it is closed.
+    public var idleTimeout: Duration = .seconds(60)
 
     /// The defaults.
     public init() {}
@@ -74,10 +80,15 @@ public enum NoteWebServer {
     }
     var logger = Logger(label: "nb serve")
     logger.logLevel = .critical
+    let idle = configuration.idleTimeout.components
     let application = Application(
       responder: responder,
+      server: .http1(
+        configuration: HTTP1Channel.Configuration(
+          idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
       configuration: ApplicationConfiguration(
-        address: .hostname(configuration.host, port: configuration.port), serverName: nil, reuseAddress: true),
+        address: .hostname(configuration.host, port: configuration.port), serverName: nil, reuseAddress: true,
+        availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? configuration.port
         gate.start(port: port)

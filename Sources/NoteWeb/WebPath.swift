@@ -48,7 +48,7 @@ public enum WebPath {
     guard FileManager.default.fileExists(atPath: candidate.path) else { return nil }
     guard let real = realPath(candidate.path) else { return nil }
     let prefix = base.hasSuffix("/") ? base : base + "/"
-    guard real.hasPrefix(prefix) else {
+    guard real == base || real.hasPrefix(prefix) else {
       throw Refused(description: "the path leads out of the repository")
     }
     // A symbolic link inside the repository into .git (notes/x -> ../.git/config) is git's file all the same.

@@ -74,6 +74,12 @@ final class NoteWebAppTests: XCTestCase {
     let second = get("/notebook/work?sort=title&page=2")
     XCTAssertTrue(second.html.contains("Note 3") && !second.html.contains("Note 1"), second.html)
     XCTAssertEqual(get("/notebook/nowhere").status, 404)
+    // The top level: notes outside any notebook, and every notebook as a child.
+    try Data("---\ntitle: Loose\n---\nx\n".utf8).write(to: notes.root.appendingPathComponent("loose.md"))
+    let top = get("/notebook/")
+    XCTAssertEqual(top.status, 200, top.html)
+    XCTAssertTrue(top.html.contains(">Loose</a>") && !top.html.contains(">Note 1</a>"), top.html)
+    XCTAssertTrue(top.html.contains(#"href="/notebook/work">work</a>"#), top.html)
     XCTAssertEqual(get("/notebook/.git").status, 403)
   }
 
