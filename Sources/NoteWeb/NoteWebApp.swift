@@ -90,7 +90,8 @@ public final class NoteWebApp {
       ? try repository.rootNotebooks().map(\.path).sorted() : (repository.childNotebookPaths(of: path) ?? []).sorted()
     var text = path.isEmpty ? "" : "notebook:\(Self.quoted(path))"
     for child in children { text += " -notebook:\(Self.quoted(child))" }
-    let sort: NoteQuery.Sort = request.queryValue("sort") == "title" ? .title : .updated
+    let sorts: [NoteQuery.Sort] = [.updated, .created, .title]
+    let sort = sorts.first { $0.rawValue == request.queryValue("sort") } ?? .updated
     let (page, offset) = pageNumber(request)
     let total = try repository.count(matching: NoteQuery(text))
     let hits = try repository.notes(matching: NoteQuery(text, sort: sort, limit: pageSize, offset: offset))
@@ -101,7 +102,7 @@ public final class NoteWebApp {
     context["children"] = children.map {
       ["name": String($0.split(separator: "/").last ?? ""), "url": "/notebook/" + WebPath.encoded($0)]
     }
-    context["sorts"] = [NoteQuery.Sort.updated, .title].map {
+    context["sorts"] = sorts.map {
       ["name": $0.rawValue, "url": base + "?sort=" + $0.rawValue, "current": $0 == sort] as [String: Any]
     }
     context["notes"] = hits.map(listItem)

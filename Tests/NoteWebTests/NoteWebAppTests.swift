@@ -71,6 +71,8 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertFalse(first.html.contains(">Deeper<"), "a child notebook's note")
     XCTAssertTrue(first.html.contains(#"href="/notebook/work/sub">sub</a>"#))
     XCTAssertTrue(first.html.contains(#"rel="next" href="/notebook/work?sort=title&amp;page=2""#), first.html)
+    XCTAssertTrue(first.html.contains(#"<a href="/notebook/work?sort=created">created</a>"#), first.html)
+    XCTAssertTrue(first.html.contains("<strong>title</strong>"), first.html)
     let second = get("/notebook/work?sort=title&page=2")
     XCTAssertTrue(second.html.contains("Note 3") && !second.html.contains("Note 1"), second.html)
     XCTAssertEqual(get("/notebook/nowhere").status, 404)
