@@ -27,10 +27,11 @@ struct Serve: ParsableCommand {
   @Flag(name: .long, help: "Print one JSON line {url, port, token} once listening, for scripts.") var json = false
 
   func validate() throws {
+    // One line naming the option, not the usage text ArgumentParser adds after a ValidationError.
     guard (0...65535).contains(port) else {
-      throw ValidationError("--port must be a number from 0 to 65535 (0: any free port), not \(port)")
+      throw CommandError("--port must be a number from 0 to 65535 (0: any free port), not \(port)")
     }
-    guard (1...4096).contains(maxBody) else { throw ValidationError("--max-body must be from 1 to 4096 (MB)") }
+    guard (1...4096).contains(maxBody) else { throw CommandError("--max-body must be from 1 to 4096 (MB)") }
   }
 
   func run() throws {

@@ -196,7 +196,12 @@ final class ServeTests: NBCLITestCase {
 
   func testBadPortsAreOneLineErrors() throws {
     try makeRepository()
-    for port in ["99999", "-1", "http"] {
+    for port in ["99999", "65536"] {
+      let result = try nb("serve", "--port", port)
+      XCTAssertEqual(result.status, 1, port)
+      XCTAssertEqual(result.stderr, "Error: --port must be a number from 0 to 65535 (0: any free port), not \(port)\n")
+    }
+    for port in ["http", "-1"] {
       let result = try nb("serve", "--port", port)
       XCTAssertNotEqual(result.status, 0, port)
       XCTAssertTrue(result.stderr.contains("--port"), result.stderr)
