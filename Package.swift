@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -18,6 +18,12 @@ let package = Package(
     .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    // `nb serve`'s HTTP server. No traits: their swift-configuration reader and full-Foundation form coding are
+    // not used, and swift-configuration would be built on every CI run.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    // Hummingbird's own dependencies, named for the types nb serve uses directly (header names, the bind error).
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
   ],
   targets: [
     // libgit2 from the system (Debian: libgit2-dev): git2.h's declarations, and trampolines that load libgit2 with
@@ -31,6 +37,9 @@ let package = Package(
     .target(name: "TextFormat"),
     // libxml2's streaming reader for the InkML import, loaded with dlopen on first use (LazyLibXML2.c says why).
     .target(name: "CLibXML2", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+    // GitHub's cmark-gfm (Debian: libcmark-gfm-dev, libcmark-gfm-extensions-dev) for `nb serve`'s note pages: one
+    // render call over its headers, the libraries loaded with dlopen on the first page (LazyCmarkGFM.c says why).
+    .target(name: "CCmarkGFM", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
     // Handwriting sidecars: model, codec, editing, merge, render, import. Foundation, and libxml2 for InkML.
     .target(name: "InkKit", dependencies: ["TextFormat", "CLibXML2"]),
     // Tasks as plain text: dates, recurrence rules, checklist and Obsidian Tasks lines, iCalendar and todo.txt.
@@ -61,11 +70,28 @@ let package = Package(
     ),
     // `nb watch` as a library: commit editors' saves after a quiet moment, sync, a stream of changes for apps.
     .target(name: "NoteWatch", dependencies: ["NoteStore", "FileWatch"]),
+    // `nb serve` as a library: the notebooks in a browser, over NoteStore's public API only (never GitKit), so it
+    // is also the proof that an app embedding the library can build the note app.
+    .target(
+      name: "NoteWeb",
+      dependencies: [
+        "NoteStore",
+        "LinkKit",
+        "InkKit",
+        "CCmarkGFM",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Stencil", package: "Stencil"),
+      ]
+    ),
     .target(
       name: "NBCLI",
       dependencies: [
         "NoteStore",
         "NoteWatch",
+        "NoteWeb",
         "InkKit",
         "TaskKit",
         "InboxKit",
@@ -108,6 +134,7 @@ let package = Package(
     // Depends on NoteStore alone: compiles only while the public API holds no GitKit type.
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),
+    .testTarget(name: "NoteWebTests", dependencies: ["NoteWeb", "NoteStore", "LinkKit", "NBTestSupport"]),
     .testTarget(name: "NoteWatchTests", dependencies: ["NoteWatch", "NoteStore", "GitKit", "NBTestSupport"]),
     // Slow end-to-end tests of `nb watch`: real watcher processes (the built nb), real editors, git as the oracle.
     .testTarget(name: "NBWatchTests", dependencies: ["NBTestSupport"]),

@@ -23,6 +23,7 @@ public struct NB: ParsableCommand {
       NotebookCommand.self,
       TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self, Conflicts.self,
       InkCommand.self, TaskCommand.self, Reminders.self, Capture.self, InboxCommand.self, MergeDriverCommand.self, Quickstart.self, Migrate.self,
+      Serve.self,
     ]
   )
 

@@ -2,10 +2,11 @@ import Foundation
 import NBTestSupport
 import XCTest
 
-/// nb links neither libgit2 nor libxml2: the first git call loads libgit2 (Sources/CLibGit2/LazyLibGit2.c) and the
-/// first InkML import loads libxml2 (Sources/CLibXML2/LazyLibXML2.c), so a command that only reads notes starts
-/// without relocating them and the libraries they pull in (mbedTLS, libssh2, Kerberos; ICU, liblzma). The dynamic
-/// loader's own log says which files a process loaded.
+/// nb links neither libgit2 nor libxml2 nor cmark-gfm: the first git call loads libgit2 (Sources/CLibGit2/LazyLibGit2.c),
+/// the first InkML import loads libxml2 (Sources/CLibXML2/LazyLibXML2.c) and `nb serve`'s first note page loads
+/// cmark-gfm (Sources/CCmarkGFM/LazyCmarkGFM.c), so a command that only reads notes starts without relocating them
+/// and the libraries they pull in (mbedTLS, libssh2, Kerberos; ICU, liblzma). The dynamic loader's own log says which
+/// files a process loaded.
 final class LazyLibrariesTests: NBCLITestCase {
   func testReadingCommandsNeverLoadLibGit2AndCommittingOnesDo() throws {
     #if !os(Linux)
@@ -41,6 +42,26 @@ final class LazyLibrariesTests: NBCLITestCase {
     let imported = try nb(arguments: ["ink", "import", "roadmap", page.path], env: ["LD_DEBUG": "files"])
     XCTAssertEqual(imported.status, 0, imported.stderr)
     XCTAssertTrue(loaded("libxml2", imported), "nb ink import of InkML did not load libxml2:\n\(imported.stderr)")
+  }
+
+  func testOnlyServingANotePageLoadsCmarkGFM() throws {
+    #if !os(Linux)
+      throw XCTSkip("LD_DEBUG is glibc's")
+    #endif
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "# First draft")
+    for arguments in [["--version"], ["show", "roadmap"], ["list"], ["search", "draft"], ["serve", "--help"]] {
+      let result = try nb(arguments: arguments, env: ["LD_DEBUG": "files"])
+      XCTAssertEqual(result.status, 0, "nb \(arguments): \(result.stderr)")
+      XCTAssertFalse(loaded("libcmark-gfm", result), "nb \(arguments) loaded cmark-gfm")
+    }
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"], env: ["LD_DEBUG": "files"])
+    defer { server.stop() }
+    let page = try http(server.port, "/note/work/roadmap.md", headers: [("X-NB-Token", server.token)])
+    XCTAssertTrue(page.body.contains("<h1>First draft</h1>"), page.body)
+    server.stop()
+    let result = try server.wait()
+    XCTAssertTrue(loaded("libcmark-gfm-extensions", result), "a note page did not load cmark-gfm:\n\(result.stderr)")
   }
 
   /// Whether the loader's log (`LD_DEBUG=files`, on standard error) shows `library` being loaded; fails the test

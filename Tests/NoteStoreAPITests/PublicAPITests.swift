@@ -48,6 +48,31 @@ final class PublicAPITests: XCTestCase {
     XCTAssertEqual(history.count, 2)
   }
 
+  /// An app's own editor: the text saved back only over the version it was loaded from, as nb edit commits it.
+  func testSavingTextOverTheVersionItWasEditedFrom() throws {
+    let notes = try NoteRepository.initialize(at: directory.appendingPathComponent("notes"))
+    let note = try notes.createNote(NoteDraft(title: "Roadmap", content: "first\n"))
+    let (loaded, version) = try notes.versionedText(of: note)
+    XCTAssertEqual(version, try notes.version(of: note))
+    XCTAssertEqual(try notes.save(text: loaded, to: note, over: version), .unchanged(note))
+    let edited = loaded.replacingOccurrences(of: "first", with: "second")
+    guard case .saved(let saved) = try notes.save(text: edited, to: note, over: version) else {
+      return XCTFail("not saved")
+    }
+    XCTAssertTrue(try notes.text(of: saved).contains("second"))
+    XCTAssertNotEqual(saved.updated, note.updated, "stamped")
+    XCTAssertEqual(try notes.history(of: saved).first?.commit.subject, "nb: edit \(note.path)")
+    // Another editor saved meanwhile: the stale version is refused, nothing written, both texts at hand.
+    let now = try notes.text(of: saved)
+    guard case .changed(let current, let currentVersion) = try notes.save(text: "lost?\n", to: note, over: version)
+    else { return XCTFail("saved over a newer version") }
+    XCTAssertEqual(current, now)
+    XCTAssertEqual(currentVersion, try notes.version(of: saved))
+    XCTAssertEqual(try notes.text(of: saved), now)
+    XCTAssertThrowsError(try notes.save(text: "---\ntitle: [\n---\n", to: note, over: currentVersion))
+    XCTAssertEqual(try notes.text(of: saved), now)
+  }
+
   func testErrorsAreNoteStoreErrors() throws {
     let notes = try NoteRepository.initialize(at: directory.appendingPathComponent("notes"))
     XCTAssertThrowsError(try notes.sync(SyncOptions(remote: "nowhere", credentials: .none))) { error in

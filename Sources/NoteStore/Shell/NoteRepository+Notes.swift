@@ -241,6 +241,39 @@ extension NoteRepository {
     }
   }
 
+  /// An opaque name for the bytes of the note's file as they are now (their SHA-256): the same bytes, the same
+  /// version. An app keeps it with the text it shows for editing, to save the edit only over that version
+  /// (``save(text:to:over:)``).
+  public func version(of note: Note) throws -> String {
+    NoteHistory.sha256Hex(try data(of: note))
+  }
+
+  /// The note's whole text and its ``version(of:)``, from one read: what an editor shows and saves back over.
+  /// - Throws: ``NoteStoreError/notUTF8(path:)`` for a file that is not UTF-8 text.
+  public func versionedText(of note: Note) throws -> (text: String, version: String) {
+    let data = try data(of: note)
+    guard let text = Self.decodeUTF8(data) else { throw NoteStoreError.notUTF8(path: note.path) }
+    return (text, NoteHistory.sha256Hex(data))
+  }
+
+  /// Replaces the note's whole text with `text` and commits it as `nb edit` commits an editor's save (`updated`
+  /// stamped, a missing `id` added, one commit) — only while the file is still `version` (``version(of:)`` of the
+  /// text the edit started from). The check and the write happen under the repository lock, so no other save
+  /// (another editor's, a sync's) can land between them unseen.
+  /// - Throws: ``NoteStoreError/malformedFrontMatter(path:line:detail:)`` when the new text's front matter does not
+  ///   parse (nothing is written).
+  public func save(text: String, to note: Note, over version: String) throws -> TextSave {
+    try mutate { tx in
+      let data = try FileSystem.read(absolute(note.path))
+      let current = NoteHistory.sha256Hex(data)
+      guard current == version else {
+        return .changed(text: String(decoding: data, as: UTF8.self), version: current)
+      }
+      guard Data(text.utf8) != data else { return .unchanged(note) }
+      return .saved(try stampAndWrite(note.path, text: text, in: &tx, subject: "edit \(note.path)"))
+    }
+  }
+
   /// Sets `updated` (monotonic) and a missing `id`, writes, and records the note in the transaction.
   @discardableResult
   func stampAndWrite(_ path: String, text: String, in tx: inout Transaction, subject: String) throws -> Note {
@@ -454,4 +487,15 @@ extension NoteRepository {
       throw NoteStoreError.invalidArgument(error.description)
     }
   }
+}
+
+/// What ``NoteRepository/save(text:to:over:)`` came to.
+public enum TextSave: Equatable, Sendable {
+  /// Written, stamped and committed: the note as it is now.
+  case saved(Note)
+  /// The text is the file's already: nothing written, nothing committed.
+  case unchanged(Note)
+  /// The file is no longer the version the edit started from (another editor, a sync, another browser): nothing
+  /// written. Its text and version now, to show beside the edit or to save over knowingly.
+  case changed(text: String, version: String)
 }

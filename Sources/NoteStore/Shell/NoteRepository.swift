@@ -241,6 +241,11 @@ public final class NoteRepository {
   /// The note's text after its front matter block (all of it when it has none).
   public func body(of note: Note) throws -> String { String(FrontMatter.body(of: try text(of: note))) }
 
+  /// Where the body of a note's `text` (``text(of:)``) starts: just after the front matter's closing line, or at the
+  /// start when there is none. Reading the text once and splitting it here keeps the body and byte offsets into
+  /// the whole text (a `NoteLink`'s range from `LinkScanner`) in agreement, as two reads of a changing file might not.
+  public static func bodyStart(in text: String) -> String.Index { FrontMatter.body(of: text).startIndex }
+
   /// The raw bytes of a note.
   public func data(of note: Note) throws -> Data { try FileSystem.read(absolute(note.path)) }
 

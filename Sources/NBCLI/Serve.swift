@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import NoteStore
+import NoteWeb
+
+struct Serve: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Browse the notes in a web browser: a server on this machine only, until Ctrl-C.",
+    discussion: """
+      Prints the address to open, with a session token (random per run) that the browser trades for a cookie on \
+      the first request; scripts may send it as 'Authorization: Bearer TOKEN' or 'X-NB-Token: TOKEN' instead. Only \
+      127.0.0.1 and localhost are answered, with the port in the Host header; other web pages cannot read or change \
+      the notes, and nothing in a note runs in the browser.
+      """)
+
+  @Option(help: "The port to listen on, 1-65535, or 0 for any free port.")
+  var port: Int = 8642
+
+  @Flag(help: "Viewing only: every write answers 403.")
+  var readOnly = false
+
+  @Option(help: ArgumentHelp("The largest request body accepted, in MB.", valueName: "MB"))
+  var maxBody: Int = 20
+
+  @OptionGroup var repository: RepositoryOptions
+  @Flag(name: .long, help: "Print one JSON line {url, port, token} once listening, for scripts.") var json = false
+
+  func validate() throws {
+    // One line naming the option, not the usage text ArgumentParser adds after a ValidationError.
+    guard (0...65535).contains(port) else {
+      throw CommandError("--port must be a number from 0 to 65535 (0: any free port), not \(port)")
+    }
+    guard (1...4096).contains(maxBody) else { throw CommandError("--max-body must be from 1 to 4096 (MB)") }
+  }
+
+  func run() throws {
+    let notes = try repository.open()
+    // The progress line would draw over the server's output; a page has nothing to show it in.
+    notes.progress = nil
+    var settings = NoteWebServer.Configuration()
+    settings.port = port
+    settings.readOnly = readOnly
+    settings.bodyLimit = maxBody << 20
+    let json = self.json
+    let root = notes.root.path
+    let outcome = Outcome()
+    let finished = DispatchSemaphore(value: 0)
+    // The server is async (SwiftNIO underneath); this command is not: it waits here until the server returns.
+    Task {
+      do {
+        try await NoteWebServer.serve(notes, configuration: settings) { listening in
+          if json {
+            let line = ServeJSON(url: listening.url, port: listening.port, token: listening.token)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write((try? encoder.encode(line)) ?? Data())
+            FileHandle.standardOutput.write(Data("\n".utf8))
+          } else {
+            FileHandle.standardOutput.write(Data((listening.url + "\n").utf8))
+            FileHandle.standardError.write(Data("Serving \(root)\(readOnly ? " read-only" : ""); Ctrl-C stops.\n".utf8))
+          }
+        }
+      } catch {
+        outcome.error = error
+      }
+      finished.signal()
+    }
+    finished.wait()
+    if let error = outcome.error { throw CommandError("\(error)") }
+  }
+
+  private struct ServeJSON: Encodable {
+    var url: String
+    var port: Int
+    var token: String
+  }
+
+  /// How the server ended, handed from its task to the waiting command.
+  private final class Outcome: @unchecked Sendable {
+    var error: Error?
+  }
+}

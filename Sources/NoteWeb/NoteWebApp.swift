@@ -1,0 +1,410 @@
+import Foundation
+import InkKit
+import LinkKit
+import NoteStore
+
+/// The web app of `nb serve`: a request in, a response out, over one repository through NoteStore's public API.
+///
+/// It knows no server library: ``NoteWebServer`` hands it requests. Every request passes ``WebSecurity/check(_:)``
+/// first and every answer leaves through ``WebSecurity/finish(_:)``. Not thread-safe: NoteRepository is not, so the
+/// server calls ``respond(to:)`` from one queue.
+public final class NoteWebApp {
+  /// The repository served.
+  public let repository: NoteRepository
+  /// The session's rules.
+  public let security: WebSecurity
+  /// Notes per page of a notebook or a search.
+  public var pageSize = 50
+  /// Notes on the home page's recent list.
+  public var recentCount = 20
+
+  private let pages = WebPages()
+
+  /// An app serving `repository` under `security`'s rules.
+  public init(repository: NoteRepository, security: WebSecurity) {
+    self.repository = repository
+    self.security = security
+  }
+
+  /// The answer to `request`, with the headers every answer carries. Never throws: a failure is an error page.
+  public func respond(to request: WebRequest) -> WebResponse {
+    switch security.check(request) {
+    case .answer(let response):
+      return security.finish(response)
+    case .allow:
+      var response: WebResponse
+      do {
+        response = try route(request)
+      } catch {
+        response = errorPage(for: error)
+      }
+      if request.method == "HEAD" { response.body = Data() }
+      return security.finish(response)
+    }
+  }
+
+  // MARK: - Routes
+
+  private func route(_ request: WebRequest) throws -> WebResponse {
+    let path = request.path
+    if request.method == "POST" {
+      if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
+      throw WebError(status: 404, "No such form")
+    }
+    if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
+    if path == "/" { return try home(request) }
+    if path == "/search" { return try search(request) }
+    if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
+    if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }
+    if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest)) }
+    if let rest = path.dropPrefix("/file/") { return try file(try WebPath.repositoryPath(rest)) }
+    if let rest = path.dropPrefix("/ink/") { return try ink(try WebPath.repositoryPath(rest), request) }
+    throw WebError(status: 404, "No page at this address")
+  }
+
+  private func home(_ request: WebRequest) throws -> WebResponse {
+    let notebooks: [[String: Any]] = try repository.notebookCounts().map { count in
+      [
+        "name": count.path.isEmpty ? "(top level)" : String(count.path.split(separator: "/").last ?? ""),
+        "depth": count.path.isEmpty ? 0 : count.path.split(separator: "/").count - 1,
+        "url": "/notebook/" + WebPath.encoded(count.path),
+        "notes": count.notes, "total": count.notesWithChildren, "below": count.notesWithChildren != count.notes,
+      ]
+    }
+    let recent = try repository.notes(matching: NoteQuery("", sort: .updated, limit: recentCount))
+    return .html(
+      try pages.render(
+        "home.html", common(request).merging(["notebooks": notebooks, "notes": recent.map(listItem)]) { $1 }))
+  }
+
+  private func notebook(_ raw: Substring, _ request: WebRequest) throws -> WebResponse {
+    let path = raw.isEmpty ? "" : try WebPath.repositoryPath(raw.hasSuffix("/") ? raw.dropLast() : raw)
+    var isDirectory: ObjCBool = false
+    guard let directory = try WebPath.file(path.isEmpty ? "." : path, in: repository.root),
+      FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue,
+      !path.hasPrefix(".")
+    else { throw WebError(status: 404, "No notebook \(path)") }
+    // Its own notes only: the notebook's subtree less each child's.
+    let children =
+      path.isEmpty
+      ? try repository.rootNotebooks().map(\.path).sorted() : (repository.childNotebookPaths(of: path) ?? []).sorted()
+    var text = path.isEmpty ? "" : "notebook:\(Self.quoted(path))"
+    for child in children { text += " -notebook:\(Self.quoted(child))" }
+    let sorts: [NoteQuery.Sort] = [.updated, .created, .title]
+    let sort = sorts.first { $0.rawValue == request.queryValue("sort") } ?? .updated
+    let (page, offset) = pageNumber(request)
+    let total = try repository.count(matching: NoteQuery(text))
+    let hits = try repository.notes(matching: NoteQuery(text, sort: sort, limit: pageSize, offset: offset))
+    let base = "/notebook/" + WebPath.encoded(path)
+    var context = common(request)
+    context["title"] = path.isEmpty ? "Top level" : path
+    context["crumbs"] = Self.crumbs(path)
+    context["children"] = children.map {
+      ["name": String($0.split(separator: "/").last ?? ""), "url": "/notebook/" + WebPath.encoded($0)]
+    }
+    context["sorts"] = sorts.map {
+      ["name": $0.rawValue, "url": base + "?sort=" + $0.rawValue, "current": $0 == sort] as [String: Any]
+    }
+    context["notes"] = hits.map(listItem)
+    context["total"] = total
+    context.merge(pager(page: page, total: total) { base + "?sort=\(sort.rawValue)&page=\($0)" }) { $1 }
+    return .html(try pages.render("notebook.html", context))
+  }
+
+  private func note(_ path: String) throws -> WebResponse {
+    let note = try existingNote(path)
+    let text = try repository.text(of: note)
+    let bodyStart = text.utf8.distance(from: text.startIndex, to: NoteRepository.bodyStart(in: text))
+    let links = LinkScanner.links(in: text)
+    var targets: [Int: NoteMarkdown.Target] = [:]
+    for indexed in try repository.links(from: note)
+    where indexed.ordinal < links.count && links[indexed.ordinal].kind == indexed.kind
+      && links[indexed.ordinal].target == indexed.target
+    {
+      switch indexed.resolution {
+      case .note(let target, _): targets[indexed.ordinal] = .init(path: target, isNote: true)
+      case .attachment(let target, _): targets[indexed.ordinal] = .init(path: target, isNote: false)
+      case .unresolved: break
+      }
+    }
+    let body = NoteMarkdown.body(of: text, bodyStart: bodyStart, links: links, targets: targets)
+    var context = common(nil)
+    context["note"] =
+      [
+        "title": note.title, "path": note.path, "tags": note.tags.map(Self.tagItem),
+        "edit_url": "/edit/" + WebPath.encoded(note.path),
+      ] as [String: Any]
+    context["crumbs"] = Self.crumbs(note.notebook)
+    var fields: [[String: String]] = []
+    if let created = note.created { fields.append(["key": "created", "value": created.rfc3339]) }
+    if let updated = note.updated { fields.append(["key": "updated", "value": updated.rfc3339]) }
+    for alias in note.aliases { fields.append(["key": "alias", "value": alias]) }
+    if let conflictOf = note.conflictOf { fields.append(["key": "conflict of", "value": conflictOf]) }
+    context["fields"] = fields
+    context["warning"] = note.warning
+    context["body_html"] = try Markdown.html(body)
+    context["backlinks"] = try repository.backlinks(to: note.path).filter { $0.source != note.path }.map {
+      ["title": $0.sourceTitle, "url": "/note/" + WebPath.encoded($0.source), "line": $0.line, "text": $0.text]
+        as [String: Any]
+    }
+    context["attachments"] = try repository.attachmentFiles(of: note).map {
+      [
+        "name": String($0.path.split(separator: "/").last ?? ""), "url": "/file/" + WebPath.encoded($0.path),
+        "size": ByteCountFormatter.string(fromByteCount: $0.bytes, countStyle: .file),
+      ]
+    }
+    do {
+      if let drawing = try repository.ink(of: note) {
+        context["ink_pages"] = InkSVG.pages(of: drawing).indices.map {
+          ["url": "/ink/\(WebPath.encoded(note.path))?page=\($0)", "alt": "Handwriting, page \($0 + 1)"]
+        }
+      }
+    } catch {
+      // A broken sidecar must not hide the note, as in nb show.
+      context["ink_problem"] = "\(error)"
+    }
+    return .html(try pages.render("note.html", context))
+  }
+
+  /// The raw file in a form that remembers the version it was loaded from.
+  private func edit(_ path: String) throws -> WebResponse {
+    guard !security.readOnly else { throw WebError(status: 403, "The server is read-only") }
+    let note = try existingNote(path)
+    // Text and version from one read: a version of other bytes would let a save overwrite what the form never showed.
+    let (text, version) = try repository.versionedText(of: note)
+    return try editPage(note, text: text, version: version, status: 200)
+  }
+
+  /// A save from the edit form: exactly `nb edit`'s commit when the file is still the version the form was loaded
+  /// from; else the form again, the text typed kept, with the file as it is now beside it.
+  private func saveEdit(_ path: String, _ request: WebRequest) throws -> WebResponse {
+    let note = try existingNote(path)
+    guard var text = request.formValue("text"), let version = request.formValue("version") else {
+      throw WebError(status: 400, "The form has no text or version")
+    }
+    // Browsers send a textarea's lines with CRLF; a file written with LF keeps LF.
+    let original = try repository.text(of: note)
+    if !original.contains("\r\n") { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
+    do {
+      switch try repository.save(text: text, to: note, over: version) {
+      case .saved(let saved), .unchanged(let saved):
+        return .redirect("/note/" + WebPath.encoded(saved.path))
+      case .changed(let current, let currentVersion):
+        return try editPage(
+          note, text: text, version: currentVersion, status: 409,
+          problem: "The file changed since you opened it (another editor or a sync). Your text is below, the file "
+            + "as it is now under it; saving again replaces the file with your text.",
+          current: current)
+      }
+    } catch let error as NoteStoreError {
+      return try editPage(note, text: text, version: version, status: 422, problem: "Not saved: \(error)")
+    }
+  }
+
+  private func editPage(
+    _ note: Note, text: String, version: String, status: Int, problem: String? = nil, current: String? = nil
+  ) throws -> WebResponse {
+    var context = common(nil)
+    context["note"] = ["title": note.title, "path": note.path, "url": "/note/" + WebPath.encoded(note.path)]
+    context["crumbs"] = Self.crumbs(note.notebook)
+    context["action"] = "/edit/" + WebPath.encoded(note.path)
+    context["text"] = text
+    context["version"] = version
+    context["problem"] = problem
+    context["current"] = current
+    return .html(try pages.render("edit.html", context), status: status)
+  }
+
+  private func search(_ request: WebRequest) throws -> WebResponse {
+    let query = request.queryValue("q") ?? ""
+    var context = common(request)
+    context["help"] = QueryLanguage.help
+    var status = 200
+    if !query.trimmingCharacters(in: .whitespaces).isEmpty {
+      let (page, offset) = pageNumber(request)
+      do {
+        let total = try repository.count(matching: NoteQuery(query))
+        let hits = try repository.notes(matching: NoteQuery(query, limit: pageSize, offset: offset))
+        context["total"] = total
+        context["notes"] = hits.map(listItem)
+        context.merge(pager(page: page, total: total) { "/search?q=\(WebPath.queryValue(query))&page=\($0)" }) { $1 }
+      } catch let error as NoteStoreError {
+        guard case .badQuery = error else { throw error }
+        context["error"] = "\(error)"
+        status = 400
+      }
+    }
+    return .html(try pages.render("search.html", context), status: status)
+  }
+
+  private func file(_ path: String) throws -> WebResponse {
+    var isDirectory: ObjCBool = false
+    guard let url = try WebPath.file(path, in: repository.root),
+      FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
+    else { throw WebError(status: 404, "No file \(path)") }
+    let data = try Data(contentsOf: url)
+    let name = String(path.split(separator: "/").last ?? "file")
+    var headers: [(name: String, value: String)] = [("Content-Security-Policy", WebSecurity.filePolicy)]
+    // Only raster images are shown as themselves; anything else (HTML, SVG, PDF, text) is a download, so no file
+    // of a note's ever renders as a page of this server.
+    if let type = NoteMarkdown.imageTypes[(path as NSString).pathExtension.lowercased()] {
+      headers.append(("Content-Type", type))
+    } else {
+      headers.append(("Content-Type", "application/octet-stream"))
+      let ascii = String(
+        name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 ? Character($0) : "_" })
+      headers.append(
+        ("Content-Disposition", "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(WebPath.queryValue(name))"))
+    }
+    return WebResponse(status: 200, headers: headers, body: data)
+  }
+
+  private func ink(_ path: String, _ request: WebRequest) throws -> WebResponse {
+    let note = try existingNote(path)
+    guard let drawing = try repository.ink(of: note) else { throw WebError(status: 404, "\(path) has no ink") }
+    let slots = InkSVG.pages(of: drawing)
+    guard let index = Int(request.queryValue("page") ?? "0"), slots.indices.contains(index) else {
+      throw WebError(status: 404, "No such ink page")
+    }
+    let svg = try InkSVG.renderData(drawing, page: slots[index].map { .page($0) } ?? .implicit)
+    return WebResponse(
+      status: 200,
+      headers: [("Content-Type", "image/svg+xml"), ("Content-Security-Policy", WebSecurity.filePolicy)], body: svg)
+  }
+
+  private func asset(_ name: Substring) throws -> WebResponse {
+    let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+    guard let text = WebTemplates.all[String(name)], let type = types[(String(name) as NSString).pathExtension] else {
+      throw WebError(status: 404, "No such asset")
+    }
+    return WebResponse(status: 200, headers: [("Content-Type", type)], body: Data(text.utf8))
+  }
+
+  // MARK: - Pieces
+
+  /// The note at exactly `path` (a `.md` file that exists inside the repository).
+  private func existingNote(_ path: String) throws -> Note {
+    guard path.lowercased().hasSuffix(".md"), try WebPath.file(path, in: repository.root) != nil else {
+      throw WebError(status: 404, "No note \(path)")
+    }
+    let note = try repository.resolve(path)
+    guard note.path == path else { throw WebError(status: 404, "No note \(path)") }
+    return note
+  }
+
+  /// What every page's frame shows.
+  private func common(_ request: WebRequest?) -> [String: Any] {
+    [
+      "root_name": repository.root.lastPathComponent, "read_only": security.readOnly,
+      "query": request?.queryValue("q") ?? "", "csrf": security.csrfToken,
+    ]
+  }
+
+  private func listItem(_ hit: NoteHit) -> [String: Any] {
+    var item: [String: Any] = [
+      "title": hit.note.title, "path": hit.note.path, "url": "/note/" + WebPath.encoded(hit.note.path),
+      "tags": hit.note.tags.map(Self.tagItem), "has_ink": hit.hasInk,
+    ]
+    if let updated = hit.note.updated {
+      item["updated"] = updated.rfc3339
+      item["updated_day"] = String(updated.rfc3339.prefix(10))
+    }
+    if let snippet = hit.snippet { item["snippet_html"] = Self.snippetHTML(snippet) }
+    return item
+  }
+
+  /// A snippet's text escaped, its highlights (code point ranges) in `<mark>`.
+  static func snippetHTML(_ snippet: NoteSnippet) -> String {
+    let scalars = Array(snippet.text.unicodeScalars)
+    var html = ""
+    var position = 0
+    func text(_ range: Range<Int>) -> String {
+      var part = String.UnicodeScalarView()
+      part.append(contentsOf: scalars[range])
+      return HTML.escape(String(part))
+    }
+    for highlight in snippet.highlights.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+      let lower = max(min(highlight.lowerBound, scalars.count), position)
+      let upper = max(min(highlight.upperBound, scalars.count), lower)
+      html += text(position..<lower) + "<mark>" + text(lower..<upper) + "</mark>"
+      position = upper
+    }
+    return html + text(position..<scalars.count)
+  }
+
+  private static func tagItem(_ tag: String) -> [String: String] {
+    ["name": tag, "url": "/search?q=" + WebPath.queryValue("tag:" + quoted(tag))]
+  }
+
+  /// A query value, in double quotes when it holds anything the query language would read otherwise.
+  static func quoted(_ value: String) -> String {
+    value.contains(where: { $0.isWhitespace || "\"()".contains($0) })
+      ? "\"\(value.replacingOccurrences(of: "\"", with: ""))\"" : value
+  }
+
+  private static func crumbs(_ notebook: String) -> [[String: String]] {
+    var path = ""
+    return notebook.split(separator: "/").map { part in
+      path += (path.isEmpty ? "" : "/") + part
+      return ["name": String(part), "url": "/notebook/" + WebPath.encoded(path)]
+    }
+  }
+
+  private func pageNumber(_ request: WebRequest) -> (page: Int, offset: Int) {
+    let page = max(1, min(Int(request.queryValue("page") ?? "1") ?? 1, 1_000_000))
+    return (page, (page - 1) * pageSize)
+  }
+
+  private func pager(page: Int, total: Int, url: (Int) -> String) -> [String: Any] {
+    let pages = max(1, (total + pageSize - 1) / pageSize)
+    var result: [String: Any] = ["page": page, "pages": pages]
+    if page > 1 { result["previous_url"] = url(min(page - 1, pages)) }
+    if page < pages { result["next_url"] = url(page + 1) }
+    return result
+  }
+
+  private func errorPage(for error: Error) -> WebResponse {
+    let status: Int
+    let message: String
+    switch error {
+    case let error as WebError:
+      (status, message) = (error.status, error.message)
+    case let error as WebPath.Refused:
+      (status, message) = (403, "Forbidden: \(error.description)")
+    case let error as NoteStoreError:
+      switch error {
+      case .noteNotFound, .notebookNotFound: status = 404
+      case .outsideRepository: status = 403
+      case .badQuery, .invalidArgument: status = 400
+      case .notUTF8, .malformedFrontMatter, .malformedInk: status = 422
+      default: status = 500
+      }
+      message = "\(error)"
+    default:
+      (status, message) = (500, "\(error)")
+    }
+    let heading =
+      [400: "Bad request", 403: "Forbidden", 404: "Not found", 422: "Cannot do that"][status] ?? "Something went wrong"
+    let context = common(nil).merging(["status": status, "heading": heading, "message": message]) { $1 }
+    guard let page = try? pages.render("error.html", context) else { return .text(message, status: status) }
+    return .html(page, status: status)
+  }
+}
+
+/// A request the app answers with an error page.
+struct WebError: Error {
+  var status: Int
+  var message: String
+
+  init(status: Int, _ message: String) {
+    self.status = status
+    self.message = message
+  }
+}
+
+extension Substring {
+  /// The rest after `prefix`, nil when it does not start with it.
+  fileprivate func dropPrefix(_ prefix: String) -> Substring? {
+    hasPrefix(prefix) ? dropFirst(prefix.count) : nil
+  }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NoteStore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `nb serve`'s HTTP server: Hummingbird on a loopback address, handing every request to a ``NoteWebApp``.
+public enum NoteWebServer {
+  /// How to serve.
+  public struct Configuration: Sendable {
+    /// The address to bind: 127.0.0.1 unless told otherwise.
+    public var host = "127.0.0.1"
+    /// The port; 0 lets the system choose one.
+    public var port = 8642
+    /// The session token the printed URL carries.
+    public var token = WebSecurity.randomToken()
+    /// Whether every write answers 403.
+    public var readOnly = false
+    /// The largest request body accepted, in bytes.
+    public var bodyLimit = 20 << 20
+    /// Open connections at most; more wait until one closes, so one client cannot starve the others of file
+    /// descriptors.
+    public var maxConnections = 256
+    /// How long a connection may stay silent (a slow or vanished client) before it is closed.
+    public var idleTimeout: Duration = .seconds(60)
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// Where the server listens, once it does.
+  public struct Listening: Sendable {
+    /// The bound port (the system's choice for port 0).
+    public var port: Int
+    /// The URL to open: the address with the session token, which the first request trades for a cookie.
+    public var url: String
+    /// The session token.
+    public var token: String
+  }
+
+  /// Why the server could not start.
+  public enum Failure: Error, CustomStringConvertible {
+    /// Another process listens on the port.
+    case portInUse(Int)
+    /// The address cannot be bound (not this machine's, no permission, …).
+    case cannotBind(String, Int, String)
+
+    /// One line for a person.
+    public var description: String {
+      switch self {
+      case .portInUse(let port):
+        "port \(port) is in use by another program; choose another with --port N (0: any free port)"
+      case .cannotBind(let host, let port, let detail):
+        "cannot listen on \(host):\(port): \(detail)"
+      }
+    }
+  }
+
+  /// Serves `repository` until SIGINT or SIGTERM, then returns once open requests are answered. `onListening` is
+  /// called once the socket is bound, before any request can know the port.
+  ///
+  /// Requests are answered one at a time on a queue of their own: the repository is not thread-safe, and the
+  /// index answers a page in milliseconds.
+  /// - Throws: ``Failure`` when the address cannot be bound.
+  public static func serve(
+    _ repository: NoteRepository, configuration: Configuration,
+    onListening: @escaping @Sendable (Listening) -> Void
+  ) async throws {
+    let gate = Gate(repository: repository, configuration: configuration)
+    let responder = CallbackResponder<BasicRequestContext> { request, _ in
+      await gate.respond(to: request)
+    }
+    var logger = Logger(label: "nb serve")
+    logger.logLevel = .critical
+    let idle = configuration.idleTimeout.components
+    let application = Application(
+      responder: responder,
+      server: .http1(
+        configuration: HTTP1Channel.Configuration(
+          idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.host, port: configuration.port), serverName: nil, reuseAddress: true,
+        availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+      onServerRunning: { channel in
+        let port = channel.localAddress?.port ?? configuration.port
+        gate.start(port: port)
+        onListening(
+          Listening(
+            port: port, url: "http://\(configuration.host):\(port)/?token=\(configuration.token)",
+            token: configuration.token))
+      },
+      logger: logger)
+    do {
+      try await application.runService()
+    } catch let error as IOError {
+      if error.errnoCode == EADDRINUSE { throw Failure.portInUse(configuration.port) }
+      throw Failure.cannotBind(configuration.host, configuration.port, "\(error)")
+    }
+  }
+
+  /// The app, behind the one queue every request is answered on.
+  private final class Gate: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "nb.serve.app")
+    private let repository: NoteRepository
+    private let configuration: Configuration
+    /// Set on `queue` once the port is known; read only there.
+    private var app: NoteWebApp?
+
+    init(repository: NoteRepository, configuration: Configuration) {
+      self.repository = repository
+      self.configuration = configuration
+    }
+
+    func start(port: Int) {
+      queue.sync {
+        let security = WebSecurity(
+          port: port, token: configuration.token, readOnly: configuration.readOnly,
+          bodyLimit: configuration.bodyLimit)
+        app = NoteWebApp(repository: repository, security: security)
+      }
+    }
+
+    func respond(to request: Request) async -> Response {
+      var request = request
+      var headers = request.headers.map { (name: $0.name.rawName, value: $0.value) }
+      // HTTP/1's Host header arrives as the request's authority.
+      if let authority = request.head.authority { headers.insert(("Host", authority), at: 0) }
+      var body = Data()
+      let limit = configuration.bodyLimit
+      let declared = request.headers[.contentLength].flatMap { Int($0) } ?? 0
+      var oversized = declared > limit
+      if !oversized {
+        do {
+          body = Data(try await request.collectBody(upTo: limit).readableBytesView)
+        } catch {
+          oversized = true
+        }
+      }
+      let tooLarge = oversized
+      let message = WebRequest(
+        method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
+      let answer: WebResponse = await withCheckedContinuation { continuation in
+        queue.async { [self] in
+          guard let app else {
+            continuation.resume(returning: .text("Starting", status: 503))
+            return
+          }
+          // An oversized body is refused before the app reads any of it, with the headers every answer carries.
+          continuation.resume(
+            returning: tooLarge
+              ? app.security.finish(.text("Request body larger than \(limit) bytes", status: 413))
+              : app.respond(to: message))
+        }
+      }
+      var fields = HTTPFields()
+      for (name, value) in answer.headers {
+        if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+      }
+      if tooLarge { fields[.connection] = "close" }
+      return Response(
+        status: HTTPResponse.Status(code: answer.status), headers: fields,
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// Who may use the server, from where, and what every answer carries.
+///
+/// Notes are untrusted input and the server listens on the user's machine, where any web page the user opens may
+/// send it requests. Every request must name the server by its own address (`Host`: a rebinding DNS name never
+/// does), carry the session's token (a cookie set from the printed URL, or a header for scripts), and a
+/// state-changing one must come from a page of this server (`Origin`) with the CSRF token those pages carry.
+public struct WebSecurity: Sendable {
+  /// The session token, printed with the URL; random per run.
+  public let token: String
+  /// The token the server's own forms carry and every cookie-authenticated POST must send back.
+  public let csrfToken: String
+  /// The port the server is bound to: part of every accepted `Host` and `Origin`.
+  public let port: Int
+  /// Whether every write answers 403.
+  public var readOnly: Bool
+  /// The largest request body accepted, in bytes.
+  public var bodyLimit: Int
+
+  /// The policy every answer carries: only this server's own script, styles and images (and `data:` images), no
+  /// plugin, no framing, forms only to this server.
+  public static let contentSecurityPolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+
+  /// A policy for attachments: nothing runs even when one is opened on its own (a sandboxed, opaque origin).
+  public static let filePolicy = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox"
+
+  /// A gate for a server on `port`, with fresh random tokens unless given.
+  public init(
+    port: Int, token: String = WebSecurity.randomToken(), csrfToken: String = WebSecurity.randomToken(),
+    readOnly: Bool = false, bodyLimit: Int = 20 << 20
+  ) {
+    self.port = port
+    self.token = token
+    self.csrfToken = csrfToken
+    self.readOnly = readOnly
+    self.bodyLimit = bodyLimit
+  }
+
+  /// 32 bytes from the system's cryptographic generator, as 64 hexadecimal digits.
+  public static func randomToken() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+  }
+
+  /// The cookie's name: cookies are shared by every port of a host, so each server has its own.
+  public var cookieName: String { "nb_token_\(port)" }
+
+  /// The `Host` values this server answers to.
+  public var hosts: [String] { ["127.0.0.1:\(port)", "localhost:\(port)"] }
+
+  /// How a request that may go on proved it may.
+  public enum Credential: Equatable, Sendable {
+    /// The session cookie: a browser, which sends it on its own, so a POST also needs the CSRF token.
+    case cookie
+    /// `Authorization: Bearer` or `X-NB-Token`: a script, which no other page can make a browser send.
+    case header
+  }
+
+  /// What to do with a request: let it through, or answer it at once.
+  public enum Verdict: Sendable {
+    case allow(Credential)
+    case answer(WebResponse)
+  }
+
+  /// The checks every request passes before any route runs, in order: the `Host`, the method, a `?token=` to turn
+  /// into a cookie, the credential, the body's size, then for a POST read-only mode, `Origin` and the CSRF token.
+  public func check(_ request: WebRequest) -> Verdict {
+    guard let host = request.header("Host")?.lowercased(), hosts.contains(host) else {
+      return .answer(.text("Forbidden: the Host header must be one of \(hosts.joined(separator: ", "))", status: 403))
+    }
+    guard ["GET", "HEAD", "POST"].contains(request.method) else {
+      return .answer(
+        WebResponse(
+          status: 405, headers: [("Allow", "GET, HEAD, POST"), ("Content-Type", "text/plain; charset=utf-8")],
+          body: Data("Method not allowed\n".utf8)))
+    }
+    if let offered = request.queryValue("token") {
+      guard Self.same(offered, token) else { return .answer(.text("Forbidden: wrong token", status: 403)) }
+      // The token leaves the address bar and the history: the cookie carries it from here on.
+      let rest = request.queryItems.filter { $0.name != "token" }
+      let query = rest.map { WebPath.queryValue($0.name) + "=" + WebPath.queryValue($0.value) }.joined(separator: "&")
+      var response = WebResponse.redirect(String(request.path) + (query.isEmpty ? "" : "?" + query))
+      response.headers.append(("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"))
+      return .answer(response)
+    }
+    let credential: Credential
+    if let offered = headerToken(request) {
+      guard Self.same(offered, token) else { return .answer(.text("Forbidden: wrong token", status: 403)) }
+      credential = .header
+    } else if let offered = cookie(cookieName, in: request) {
+      guard Self.same(offered, token) else {
+        return .answer(
+          .text("Forbidden: the session cookie is from another run; open the URL nb serve printed", status: 403))
+      }
+      credential = .cookie
+    } else {
+      return .answer(
+        WebResponse(
+          status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Content-Type", "text/plain; charset=utf-8")],
+          body: Data("Unauthorized: open the URL nb serve printed (it carries the session token)\n".utf8)))
+    }
+    if request.body.count > bodyLimit {
+      return .answer(.text("Request body larger than \(bodyLimit) bytes", status: 413))
+    }
+    guard request.method == "POST" else { return .allow(credential) }
+    if readOnly { return .answer(.text("Forbidden: the server is read-only", status: 403)) }
+    // A browser sends Origin with every POST; a script may omit it, but one that sends it must send this server.
+    let origin = request.header("Origin")?.lowercased()
+    if let origin, !hosts.contains(where: { origin == "http://" + $0 }) {
+      return .answer(.text("Forbidden: cross-origin request", status: 403))
+    }
+    if credential == .cookie {
+      guard origin != nil else { return .answer(.text("Forbidden: a POST needs an Origin header", status: 403)) }
+      let sent = request.header("X-NB-CSRF") ?? request.formValue("csrf")
+      guard let sent, Self.same(sent, csrfToken) else {
+        return .answer(.text("Forbidden: missing or wrong CSRF token; reload the page", status: 403))
+      }
+    }
+    return .allow(credential)
+  }
+
+  /// `response` with the headers every answer carries (a response's own policy, e.g. ``filePolicy``, is kept).
+  public func finish(_ response: WebResponse) -> WebResponse {
+    var response = response
+    if response.header("Content-Security-Policy") == nil {
+      response.headers.append(("Content-Security-Policy", Self.contentSecurityPolicy))
+    }
+    response.headers.append(("X-Content-Type-Options", "nosniff"))
+    response.headers.append(("Referrer-Policy", "no-referrer"))
+    response.headers.append(("X-Frame-Options", "DENY"))
+    response.headers.append(("Cache-Control", "no-store"))
+    return response
+  }
+
+  private func headerToken(_ request: WebRequest) -> String? {
+    if let value = request.header("X-NB-Token") { return value }
+    guard let authorization = request.header("Authorization") else { return nil }
+    let parts = authorization.split(separator: " ", maxSplits: 1)
+    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+    return parts[1].trimmingCharacters(in: .whitespaces)
+  }
+
+  private func cookie(_ name: String, in request: WebRequest) -> String? {
+    for field in request.headers where field.name.caseInsensitiveCompare("Cookie") == .orderedSame {
+      for pair in field.value.split(separator: ";") {
+        let parts = pair.split(separator: "=", maxSplits: 1)
+        if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+          return parts[1].trimmingCharacters(in: .whitespaces)
+        }
+      }
+    }
+    return nil
+  }
+
+  /// Compares in time that depends on the lengths only, so a wrong guess tells nothing of how close it was.
+  static func same(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8)
+    let y = Array(b.utf8)
+    guard x.count == y.count else { return false }
+    var difference: UInt8 = 0
+    for index in x.indices { difference |= x[index] ^ y[index] }
+    return difference == 0
+  }
+}

@@ -1,0 +1,391 @@
+import Foundation
+import NBTestSupport
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `nb serve` end to end: the built nb listening on 127.0.0.1, real HTTP requests over a socket (no client library
+/// that would fix up a wrong Host or follow a redirect on its own).
+final class ServeTests: NBCLITestCase {
+  func testPagesNeedTheTokenAndShowTheNotes() throws {
+    try makeRepository()
+    try nbSucceeds(
+      "add", "Roadmap", "--notebook", "work", "--tags", "planning", "--content", "The quarterly plan, see [[Goals]].")
+    try nbSucceeds("add", "Goals", "--notebook", "work", "--content", "Ship it.")
+    try nbSucceeds("add", "Standup", "--content", "Talked about [[Roadmap]].")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let port = server.port
+
+    // No token: refused, with the headers every answer carries.
+    let anonymous = try http(port, "/")
+    XCTAssertEqual(anonymous.status, 401)
+    assertSecurityHeaders(anonymous)
+    XCTAssertEqual(try http(port, "/", headers: [("Cookie", "nb_token_\(port)=wrong")]).status, 403)
+
+    // The printed URL's token becomes an HttpOnly, SameSite=Strict cookie and leaves the address.
+    let welcome = try http(port, "/?token=\(server.token)")
+    XCTAssertEqual(welcome.status, 303)
+    XCTAssertEqual(welcome.header("Location"), "/")
+    let setCookie = try XCTUnwrap(welcome.header("Set-Cookie"))
+    XCTAssertTrue(setCookie.hasPrefix("nb_token_\(port)=\(server.token);"), setCookie)
+    XCTAssertTrue(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"), setCookie)
+    assertSecurityHeaders(welcome)
+    let cookie = ("Cookie", String(setCookie.prefix { $0 != ";" }))
+
+    let home = try http(port, "/", headers: [cookie])
+    XCTAssertEqual(home.status, 200, home.body)
+    assertSecurityHeaders(home)
+    XCTAssertTrue(home.body.contains(#"href="/notebook/work">work</a>"#), home.body)
+    XCTAssertTrue(home.body.contains(#"href="/note/work/roadmap.md">Roadmap</a>"#), home.body)
+    XCTAssertTrue(home.body.contains(#"<form class="search" action="/search" method="get""#))
+
+    let notebook = try http(port, "/notebook/work", headers: [cookie])
+    XCTAssertEqual(notebook.status, 200)
+    XCTAssertTrue(notebook.body.contains(">Roadmap</a>") && notebook.body.contains(">Goals</a>"), notebook.body)
+    XCTAssertFalse(notebook.body.contains(">Standup</a>"), notebook.body)
+
+    let note = try http(port, "/note/work/roadmap.md", headers: [("Authorization", "Bearer \(server.token)")])
+    XCTAssertEqual(note.status, 200, note.body)
+    XCTAssertTrue(note.body.contains(#"<a href="/note/work/goals.md">Goals</a>"#), note.body)
+    XCTAssertTrue(note.body.contains(#"/standup.md">Standup</a>"#), "backlink: \(note.body)")
+    XCTAssertTrue(note.body.contains(#"href="/search?q=tag%3Aplanning">#planning</a>"#), note.body)
+
+    let search = try http(port, "/search?q=quarterly", headers: [("X-NB-Token", server.token)])
+    XCTAssertEqual(search.status, 200)
+    XCTAssertTrue(search.body.contains(">Roadmap</a>") && search.body.contains("<mark>quarterly</mark>"), search.body)
+    XCTAssertFalse(search.body.contains(">Goals</a>"))
+
+    for path in ["/assets/style.css", "/assets/app.js", "/nowhere"] {
+      assertSecurityHeaders(try http(port, path, headers: [cookie]))
+    }
+    server.stop()
+    let result = try server.wait()
+    XCTAssertEqual(result.status, 0, "SIGTERM stops cleanly: \(result.stderr)")
+  }
+
+  func testRequestsFromElsewhereAreRefused() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--content", "x")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json", "--max-body", "1"])
+    defer { server.stop() }
+    let port = server.port
+    let cookie = ("Cookie", "nb_token_\(port)=\(server.token)")
+
+    // DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends its own name.
+    for host in ["evil.example:\(port)", "evil.example", "127.0.0.1:1"] {
+      let answer = try http(port, "/", host: host, headers: [cookie])
+      XCTAssertEqual(answer.status, 403, host)
+      assertSecurityHeaders(answer)
+    }
+    // Another site's form posting to this server, with the browser adding the cookie.
+    let crossOrigin = try http(
+      port, "/note/roadmap.md", method: "POST",
+      headers: [cookie, ("Origin", "https://evil.example"), ("Content-Type", "application/x-www-form-urlencoded")],
+      body: Data("x=1".utf8))
+    XCTAssertEqual(crossOrigin.status, 403)
+    XCTAssertTrue(crossOrigin.body.contains("cross-origin"), crossOrigin.body)
+    XCTAssertEqual(
+      try http(port, "/note/roadmap.md", method: "POST", headers: [cookie, ("Origin", "http://127.0.0.1:\(port)")])
+        .status,
+      403, "no CSRF token")
+
+    for path in [
+      "/note/..%2f..%2fetc%2fpasswd", "/note/%2e%2e/%2e%2e/etc/passwd", "/file/.git/config", "/file/%2egit/config",
+      "/file//etc/passwd", "/note/.git/HEAD",
+    ] {
+      let answer = try http(port, path, headers: [cookie])
+      XCTAssertEqual(answer.status, 403, path)
+      XCTAssertFalse(answer.body.contains("root:") || answer.body.contains("[core]"), path)
+    }
+    // A literal ../ never reaches the server's router as such (the raw target is checked), but try it anyway.
+    XCTAssertTrue([400, 403, 404].contains(try http(port, "/file/../../etc/passwd", headers: [cookie]).status))
+
+    let big = try http(
+      port, "/note/roadmap.md", method: "POST", headers: [cookie, ("Content-Length", "2000000")], sendBody: false)
+    XCTAssertEqual(big.status, 413)
+    assertSecurityHeaders(big)
+  }
+
+  func testNoteContentNeverRuns() throws {
+    try makeRepository()
+    // As another app or device would write it: nb add refuses a title with "/".
+    try write(
+      "attack.md",
+      """
+      ---
+      title: "</title><script>alert(1)</script>"
+      ---
+      <script>alert(2)</script>
+
+      <img src=x onerror=alert(3)>
+
+      [click](javascript:alert(4))
+
+      [[Nowhere|<b>x</b>]]
+
+      """)
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let home = try http(server.port, "/", headers: [("X-NB-Token", server.token)])
+    XCTAssertTrue(home.body.contains(#"<a class="title" href="/note/attack.md">&lt;/title&gt;"#), home.body)
+    let page = try http(server.port, "/note/attack.md", headers: [("X-NB-Token", server.token)])
+    XCTAssertEqual(page.status, 200, page.body)
+    for html in [home.body, page.body] {
+      XCTAssertEqual(html.components(separatedBy: "<script").count - 1, 1, "only nb's own script: \(html)")
+      XCTAssertTrue(html.contains(#"<script src="/assets/app.js" defer></script>"#))
+      XCTAssertFalse(html.lowercased().contains("javascript:"), html)
+      XCTAssertFalse(html.contains("onerror=alert"), html)
+    }
+    XCTAssertTrue(
+      page.body.contains("<title>&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; · nb</title>"), page.body)
+    XCTAssertTrue(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;</h1>"), page.body)
+  }
+
+  func testEditingInTheBrowserIsOneCommit() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "first draft")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let port = server.port
+    let cookie = ("Cookie", "nb_token_\(port)=\(server.token)")
+    let form = try http(port, "/edit/work/roadmap.md", headers: [cookie])
+    XCTAssertEqual(form.status, 200, form.body)
+    func hidden(_ name: String) throws -> String {
+      let start = try XCTUnwrap(form.body.range(of: #"name="\#(name)" value=""#)).upperBound
+      return String(form.body[start...].prefix { $0 != "\"" })
+    }
+    let text = try String(contentsOf: url("work/roadmap.md"), encoding: .utf8)
+    let edited = text.replacingOccurrences(of: "first draft", with: "second draft")
+    let body = [("csrf", try hidden("csrf")), ("version", try hidden("version")), ("text", edited)]
+      .map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+      .joined(separator: "&")
+    let commits = try commitCount()
+    let saved = try http(
+      port, "/edit/work/roadmap.md", method: "POST",
+      headers: [cookie, ("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/x-www-form-urlencoded")],
+      body: Data(body.utf8))
+    XCTAssertEqual(saved.status, 303, saved.body)
+    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md")
+    XCTAssertEqual(try commitCount(), commits + 1)
+    XCTAssertEqual(try git.run(arguments: ["log", "-1", "--format=%s"]), "nb: edit work/roadmap.md\n")
+    XCTAssertEqual(try git.statusPorcelain(), "", "the save is committed, nothing left over")
+    XCTAssertTrue(try String(contentsOf: url("work/roadmap.md"), encoding: .utf8).contains("second draft"))
+    // The same form a second time: the file is not that version any more.
+    let again = try http(
+      port, "/edit/work/roadmap.md", method: "POST",
+      headers: [cookie, ("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/x-www-form-urlencoded")],
+      body: Data(body.utf8))
+    XCTAssertEqual(again.status, 409)
+    XCTAssertEqual(try commitCount(), commits + 1)
+  }
+
+  func testReadOnlyRefusesWrites() throws {
+    try makeRepository()
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json", "--read-only"])
+    defer { server.stop() }
+    let post = try http(server.port, "/note/x.md", method: "POST", headers: [("X-NB-Token", server.token)])
+    XCTAssertEqual(post.status, 403)
+    XCTAssertTrue(post.body.contains("read-only"), post.body)
+    XCTAssertEqual(try http(server.port, "/", headers: [("X-NB-Token", server.token)]).status, 200)
+  }
+
+  func testBadPortsAreOneLineErrors() throws {
+    try makeRepository()
+    for port in ["99999", "65536"] {
+      let result = try nb("serve", "--port", port)
+      XCTAssertEqual(result.status, 1, port)
+      XCTAssertEqual(result.stderr, "Error: --port must be a number from 0 to 65535 (0: any free port), not \(port)\n")
+    }
+    for port in ["http", "-1"] {
+      let result = try nb("serve", "--port", port)
+      XCTAssertNotEqual(result.status, 0, port)
+      XCTAssertTrue(result.stderr.contains("--port"), result.stderr)
+    }
+    let first = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { first.stop() }
+    let second = try nb("serve", "--port", "\(first.port)", timeout: 30)
+    XCTAssertEqual(second.status, 1, second.stderr)
+    XCTAssertEqual(second.stderr.split(separator: "\n").count, 1, second.stderr)
+    XCTAssertTrue(second.stderr.contains("port \(first.port) is in use"), second.stderr)
+    XCTAssertEqual(second.stdout, "")
+  }
+
+  func testHumanModePrintsTheURL() throws {
+    try makeRepository()
+    let server = try ServeProcess(self, ["serve", "--port", "0"], json: false)
+    defer { server.stop() }
+    XCTAssertTrue(server.firstLine.hasPrefix("http://127.0.0.1:\(server.port)/?token="), server.firstLine)
+    XCTAssertEqual(try http(server.port, "/", headers: [("X-NB-Token", server.token)]).status, 200)
+  }
+
+  // MARK: - Helpers
+
+  private func assertSecurityHeaders(_ answer: HTTPAnswer, file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(
+      answer.header("Content-Security-Policy"),
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+      "\(answer.status)", file: file, line: line)
+    XCTAssertEqual(answer.header("X-Content-Type-Options"), "nosniff", file: file, line: line)
+    XCTAssertEqual(answer.header("Referrer-Policy"), "no-referrer", file: file, line: line)
+  }
+}
+
+/// An `nb serve` started for a test: its first line of output read (the JSON line, or the URL), then left running
+/// until ``stop()``.
+final class ServeProcess {
+  let process = Process()
+  private let output = Pipe()
+  private let errors = Pipe()
+  /// Standard error, filled by a reader thread until the server exits (read after `drained`).
+  private final class Box: @unchecked Sendable { var data = Data() }
+  private let errorBox = Box()
+  private var errorData: Data { errorBox.data }
+  private let drained = DispatchGroup()
+  let firstLine: String
+  let port: Int
+  let token: String
+
+  init(_ test: NBCLITestCase, _ arguments: [String], json: Bool = true, env: [String: String] = [:]) throws {
+    signal(SIGPIPE, SIG_IGN)
+    process.executableURL = test.runner.binary
+    process.arguments = arguments
+    process.environment = test.environment(env)
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    drained.enter()
+    Thread.detachNewThread { [errors, drained, errorBox] in
+      errorBox.data = errors.fileHandleForReading.readDataToEndOfFile()
+      drained.leave()
+    }
+    // The first line, waiting at most 60 s (a debug build on a busy machine starts slowly).
+    var line = Data()
+    let fd = output.fileHandleForReading.fileDescriptor
+    let deadline = Date().addingTimeInterval(60)
+    while !line.contains(UInt8(ascii: "\n")) {
+      var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+      guard remaining > 0, poll(&poller, 1, remaining) > 0 else { break }
+      var byte: UInt8 = 0
+      guard read(fd, &byte, 1) == 1 else { break }
+      line.append(byte)
+    }
+    firstLine = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .newlines)
+    if json {
+      struct Line: Decodable {
+        var url: String
+        var port: Int
+        var token: String
+      }
+      guard let decoded = try? JSONDecoder().decode(Line.self, from: Data(firstLine.utf8)) else {
+        process.terminate()
+        process.waitUntilExit()
+        drained.wait()
+        throw StartFailed(
+          description: "no JSON line: '\(firstLine)'; stderr: \(String(decoding: errorBox.data, as: UTF8.self))")
+      }
+      XCTAssertEqual(decoded.url, "http://127.0.0.1:\(decoded.port)/?token=\(decoded.token)")
+      (port, token) = (decoded.port, decoded.token)
+    } else {
+      let components = URLComponents(string: firstLine)
+      port = components?.port ?? 0
+      token = components?.queryItems?.first { $0.name == "token" }?.value ?? ""
+    }
+  }
+
+  struct StartFailed: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// SIGTERM, as systemd or a logout would send.
+  func stop() {
+    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+  }
+
+  /// Waits (at most 30 s) for the server to end; its exit status and standard error.
+  func wait() throws -> ProcessResult {
+    let deadline = Date().addingTimeInterval(30)
+    while process.isRunning && Date() < deadline { usleep(20_000) }
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      XCTFail("nb serve did not stop within 30 s of SIGTERM")
+    }
+    process.waitUntilExit()
+    drained.wait()
+    return ProcessResult(status: process.terminationStatus, stdoutData: Data(), stderrData: errorData)
+  }
+
+  deinit {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+}
+
+/// One HTTP answer, as read off the socket.
+struct HTTPAnswer {
+  var status: Int
+  var headers: [(name: String, value: String)]
+  var body: String
+
+  func header(_ name: String) -> String? {
+    headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+  }
+}
+
+/// One HTTP/1.1 request over a new connection to 127.0.0.1:`port`, exactly as given (`Host` too; default
+/// `127.0.0.1:port`), then the whole answer read until the server closes.
+func http(
+  _ port: Int, _ target: String, method: String = "GET", host: String? = nil, headers: [(String, String)] = [],
+  body: Data = Data(), sendBody: Bool = true
+) throws -> HTTPAnswer {
+  let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  guard socketFD >= 0 else { throw POSIXError(.EIO) }
+  defer { close(socketFD) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+  var timeout = timeval(tv_sec: 30, tv_usec: 0)
+  setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+  for (name, value) in headers { head += "\(name): \(value)\r\n" }
+  if !body.isEmpty || (method == "POST" && !headers.contains { $0.0.lowercased() == "content-length" }) {
+    head += "Content-Length: \(body.count)\r\n"
+  }
+  head += "\r\n"
+  var request = Data(head.utf8)
+  if sendBody { request += body }
+  _ = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+  var answer = Data()
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let count = recv(socketFD, &buffer, buffer.count, 0)
+    if count <= 0 { break }
+    answer.append(contentsOf: buffer[0..<count])
+  }
+  let text = String(decoding: answer, as: UTF8.self)
+  guard let split = text.range(of: "\r\n\r\n") else { throw POSIXError(.EBADMSG) }
+  let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+  let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+  let fields = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+    guard let colon = line.firstIndex(of: ":") else { return nil }
+    return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+  }
+  return HTTPAnswer(status: status, headers: fields, body: String(text[split.upperBound...]))
+}
