@@ -92,8 +92,9 @@ struct Add: ParsableCommand {
             tags = value
           }
         case "--content", "-c":
-          // `parsing: .unconditional`: the next word is the content, whatever it looks like.
-          guard content == nil, let value = words.popFirst() else { return nil }
+          // `parsing: .unconditional`: the next word is the content, whatever it looks like, except the `--`
+          // that ends the options (the parser's oracle test found that one).
+          guard content == nil, let value = words.popFirst(), value != "--" else { return nil }
           content = value
         case "--json":
           guard !json else { return nil }

@@ -49,7 +49,7 @@ final class ArgumentTests: XCTestCase {
       XCTAssertNil(parsed.repository.directory, "\(words)")
     }
     XCTAssertGreaterThan(taken, 200)
-    for refused in [["--notebook=w"], ["-nwork"], ["--", "Title"], ["-n", "-x"], ["Title", "Other"], ["-n", "a", "-n", "b"]] {
+    for refused in [["--notebook=w"], ["-nwork"], ["--", "Title"], ["-n", "-x"], ["Title", "Other"], ["-n", "a", "-n", "b"], ["-c", "--", "Title"]] {
       XCTAssertNil(Add.PlainLine(refused[...]), "\(refused)")
     }
   }
