@@ -126,7 +126,7 @@ extension NB {
   /// Runs the commands typed most often without ArgumentParser, when no word on the line is an option but a leading
   /// `--dir PATH`: building its model of a command (reflection over every property, one runtime type lookup after
   /// another) costs more than showing a note or listing a notebook. Only lines that parse exactly one way qualify —
-  /// `[--dir PATH]` then `show NOTE`, `list [WORDS...]`, `status`, or `sync [--dir PATH]` — and run as their parsed
+  /// `[--dir PATH]` then `show NOTE`, `list [WORDS...]`, `status`, `save`, or `sync [--dir PATH]` — and run as their parsed
   /// form would, with every option at its default (and `add` with its everyday options, ``Add/PlainLine``); anything else (another option, `--help`, a missing or extra
   /// operand, another command) is left to ArgumentParser, and so are its messages. Returns false when the line is
   /// not one of them.
@@ -168,6 +168,8 @@ extension NB {
       try List.list(operands, recursive: false, tags: [], json: false, directory: directory, query: QueryOptions.unset)
     case "status" where operands.isEmpty:
       try Status.status(json: false, directory: directory)
+    case "save" where operands.isEmpty:
+      try Save.save(json: false, directory: directory)
     default:
       return false
     }

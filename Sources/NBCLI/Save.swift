@@ -32,8 +32,13 @@ struct Save: ParsableCommand {
   }
 
   func run() throws {
-    let result = try repository.open().save()
-    if output.json {
+    try Self.save(json: output.json, directory: repository.directory)
+  }
+
+  /// The command, its options as values (``NB/runWithoutParsing(_:)`` has no parsed command).
+  static func save(json: Bool, directory: String?) throws {
+    let result = try RepositoryOptions.open(directory: directory).save()
+    if json {
       let unstamped = result.unstamped.map { problem in
         SaveJSON.Unstamped(
           path: problem.location?.path ?? "", line: problem.location?.line, message: problem.description)

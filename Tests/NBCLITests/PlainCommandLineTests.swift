@@ -16,7 +16,7 @@ final class PlainCommandLineTests: NBCLITestCase {
       ["show", "roadmap"], ["show", "work/meetings/standup.md"], ["show", "no-such-note"], ["show", "help"],
       ["list"], ["list", "work"], ["list", "work/"], ["list", "work/meetings"], ["list", "nowhere"],
       ["list", "tag:planning"], ["list", "notebook:work", "draft"], ["list", "tag:"], ["list", "help"],
-      ["status"],
+      ["status"], ["save"],
     ]
     for line in lines {
       // Once first, so that neither run below is the one that builds the index (and says so).
