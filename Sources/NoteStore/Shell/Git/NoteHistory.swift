@@ -253,38 +253,8 @@ final class NoteHistory {
   /// a detached HEAD, or a branch as a loose ref or in `packed-refs`, also through a worktree's `commondir`. Nil when
   /// it cannot tell (an unborn branch, an unusual layout): the caller then asks ``headID()``.
   static func headIDFromFiles(gitDirectory: URL) -> String? {
-    func line(_ path: String) -> String? {
-      guard let data = try? FileSystem.read(path, limit: 4096), let text = String(data: data, encoding: .utf8) else {
-        return nil
-      }
-      return text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-    func isObjectID(_ text: Substring) -> Bool {
-      (text.count == 40 || text.count == 64) && text.allSatisfy(\.isHexDigit)
-    }
-    let directory = gitDirectory.path
-    guard let head = line(directory + "/HEAD") else { return nil }
-    if isObjectID(head[...]) { return head.lowercased() }
-    guard head.hasPrefix("ref:") else { return nil }
-    let reference = head.dropFirst(4).trimmingCharacters(in: .whitespaces)
-    guard reference.hasPrefix("refs/"), !reference.contains("..") else { return nil }
-    var directories = [directory]
-    if let common = line(directory + "/commondir") {
-      directories.append(common.hasPrefix("/") ? common : directory + "/" + common)
-    }
-    for base in directories {
-      if let value = line(base + "/" + reference) {
-        return isObjectID(value[...]) ? value.lowercased() : nil
-      }
-    }
-    for base in directories {
-      guard let data = try? FileSystem.read(base + "/packed-refs") else { continue }
-      for entry in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
-        let parts = entry.split(separator: " ", maxSplits: 1)
-        if parts.count == 2, parts[1] == reference, isObjectID(parts[0]) { return parts[0].lowercased() }
-      }
-    }
-    return nil
+    // One reader of HEAD and the refs: GitFiles, which the status walk uses too.
+    GitFiles(gitDirectory: gitDirectory).headCommit()??.hex
   }
 
   /// The id of the last commit; nil in a repository without commits.
