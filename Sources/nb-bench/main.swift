@@ -432,6 +432,8 @@ func floorRows(root: String, samples: Int) -> [Row] {
     try? FileManager.default.removeItem(atPath: output)
   }
   if libgit2Times.count != samples { fail("nb-bench --probe-libgit2 printed no time") }
+  let walkTimes = (0..<samples).map { _ in walkFloorSeconds(root: root) }
+  let durableTimes = (0..<samples).map { _ in durableWritesFloorSeconds(directory: root + "/.git") }
   return [
     Row(
       name: "floor: a process that does nothing (/bin/true)", p50: percentile(spawnTimes, 0.5),
@@ -439,6 +441,12 @@ func floorRows(root: String, samples: Int) -> [Row] {
     Row(
       name: "floor: libgit2 start-up in process (dlopen + git_libgit2_init)", p50: percentile(libgit2Times, 0.5),
       p95: percentile(libgit2Times, 0.95)),
+    Row(
+      name: "floor: readdir every directory + lstat every file, in process (any status)",
+      p50: percentile(walkTimes, 0.5), p95: percentile(walkTimes, 0.95)),
+    Row(
+      name: "floor: an add's durable writes, in process (3 file + 1 directory flushes; git makes none)",
+      p50: percentile(durableTimes, 0.5), p95: percentile(durableTimes, 0.95)),
   ]
 }
 

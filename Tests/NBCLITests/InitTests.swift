@@ -1,4 +1,5 @@
 import Foundation
+import NBCLI
 import NBTestSupport
 import XCTest
 
@@ -120,5 +121,23 @@ final class InitTests: NBCLITestCase {
     XCTAssertEqual(result.status, 0)
     XCTAssertNotNil(
       result.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression), "not a version: \(result.stdout)")
+  }
+
+  /// `--version` after a leading `--dir` skips ArgumentParser too: what it prints must be what the parser would.
+  func testVersionAfterDirIsTheParsersAnswer() throws {
+    var parsersAnswer = ""
+    do {
+      _ = try NB.parseAsRoot(["--version", "--dir", root.path])
+      XCTFail("ArgumentParser did not stop at --version")
+    } catch {
+      parsersAnswer = NB.fullMessage(for: error)
+    }
+    XCTAssertFalse(parsersAnswer.isEmpty)
+    for arguments in [["--dir", root.path, "--version"], ["--dir=\(root.path)", "--version"], ["--version"]] {
+      let result = try runner.run(arguments)
+      XCTAssertEqual(result.status, 0, "\(arguments)")
+      XCTAssertEqual(result.stdout, parsersAnswer + "\n", "\(arguments)")
+      XCTAssertEqual(result.stderr, "", "\(arguments)")
+    }
   }
 }

@@ -142,15 +142,15 @@ extension NoteRepository {
       var title: String
       var tags: [String]
       var template: String
+      var source: String
     }
     let library = templates
     let prepared = try drafts.map { draft in
-      let prepared = Prepared(
-        title: try nameCall { try Self.titleFor(draft) }, tags: try Self.normalizedTags(draft.tags),
-        template: draft.template ?? "note")
+      let template = draft.template ?? "note"
       // Fail on a bad template before anything is written.
-      _ = try templateCall { try library.source(of: prepared.template) }
-      return prepared
+      return Prepared(
+        title: try nameCall { try Self.titleFor(draft) }, tags: try Self.normalizedTags(draft.tags),
+        template: template, source: try templateCall { try library.source(of: template) })
     }
     return try mutate { tx in
       var notes: [Note] = []
@@ -171,11 +171,17 @@ extension NoteRepository {
         let path = RepoPaths.join(notebook, slug + ".md")
         let id = NoteID.make()
         let stamp = now
-        let context = TemplateContext(
-          title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: try git.authorName,
-          content: Self.droppingFinalNewline(draft.content), now: stamp.date, timeZone: timeZone,
-          vars: draft.variables)
-        var text = try templateCall { try library.render(prepared[index].template, context: context) }
+        let content = Self.droppingFinalNewline(draft.content)
+        var text: String
+        if let plain = TemplateLibrary.contentOnlyRendering(source: prepared[index].source, content: content) {
+          // Nor is the author asked for: git's identity is read through libgit2, which may still be starting.
+          text = plain
+        } else {
+          let context = TemplateContext(
+            title: title, id: id, notebook: notebook, slug: slug, tags: tags, author: try git.authorName,
+            content: content, now: stamp.date, timeZone: timeZone, vars: draft.variables)
+          text = try templateCall { try library.render(prepared[index].template, context: context) }
+        }
         text = try frontMatterCall(path) {
           var t = try FrontMatter.setting("id", to: id, in: text)
           t = try FrontMatter.setting("title", to: YAMLScalar.format(title), in: t)
