@@ -128,3 +128,30 @@ final class TimestampTests: XCTestCase {
     XCTAssertGreaterThan(Timestamp.nextUpdated(previous: future, now: now), future)
   }
 }
+
+/// A repository whose zone nobody set stamps notes with libc's offset for the process (`TZ`): it must be the offset
+/// Foundation's zone database gives for that zone, DST and odd offsets included.
+final class LocalOffsetTests: XCTestCase {
+  func testLibcOffsetIsFoundations() throws {
+    let saved = getenv("TZ").map { String(cString: $0) }
+    defer {
+      if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+      tzset()
+    }
+    let zones = [
+      "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Chatham",
+      "America/St_Johns", "Europe/Dublin", "Africa/Casablanca",
+    ]
+    for name in zones {
+      setenv("TZ", name, 1)
+      tzset()
+      let zone = try XCTUnwrap(TimeZone(identifier: name), name)
+      // Every ~week and 1 h, from 2020 to 2030: each DST change is passed on both sides.
+      for seconds in stride(from: 1_577_836_800.0, to: 1_893_456_000, by: 7 * 86_400 + 3_600) {
+        XCTAssertEqual(
+          NoteRepository.localOffsetSeconds(at: seconds), zone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)),
+          "\(name) at \(seconds)")
+      }
+    }
+  }
+}

@@ -24,7 +24,19 @@ public final class NoteRepository {
   public var clock: () -> Date = { Date() }
   /// The zone timestamps are written in. Lazy, as is `device`: a command that only reads a note needs neither,
   /// and finding them (the zone file, the environment, the host name) costs a good part of such a command.
-  public lazy var timeZone: TimeZone = .current
+  public var timeZone: TimeZone {
+    get {
+      if let chosenTimeZone { return chosenTimeZone }
+      let zone = TimeZone.current
+      chosenTimeZone = zone
+      return zone
+    }
+    set { chosenTimeZone = newValue }
+  }
+  /// nil until ``timeZone`` is set or read: until then ``now`` asks libc for the process's offset from UTC, which
+  /// reads the same `TZ` and `/etc/localtime` as `TimeZone.current` without setting up Foundation's time zones
+  /// (half a millisecond of every command that stamps a note).
+  private var chosenTimeZone: TimeZone?
   /// This device's name, written into every commit nb makes as an `Nb-Device:` trailer (a sync names a losing
   /// version's conflict copy after it). `NB_DEVICE`, else the host name; a sync runs as its ``SyncOptions/device``.
   public lazy var device: String = NoteRepository.defaultDevice()
@@ -217,7 +229,19 @@ public final class NoteRepository {
 
   /// The current time, truncated to whole seconds (timestamps are written with seconds precision).
   var now: Timestamp {
-    Timestamp(date: Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down)), timeZone: timeZone)
+    let seconds = clock().timeIntervalSince1970.rounded(.down)
+    let date = Date(timeIntervalSince1970: seconds)
+    if let chosenTimeZone { return Timestamp(date: date, timeZone: chosenTimeZone) }
+    return Timestamp(date: date, offsetSeconds: Self.localOffsetSeconds(at: seconds))
+  }
+
+  /// The process's offset from UTC at `seconds` since 1970, as libc's `localtime_r` gives it (`TZ`, else
+  /// `/etc/localtime`).
+  static func localOffsetSeconds(at seconds: Double) -> Int {
+    var time = time_t(seconds)
+    var fields = tm()
+    guard localtime_r(&time, &fields) != nil else { return TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)) }
+    return Int(fields.tm_gmtoff)
   }
 
   func absolute(_ relative: String) -> String { root.path + "/" + relative }
