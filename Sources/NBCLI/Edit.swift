@@ -24,20 +24,70 @@ struct Edit: ParsableCommand {
   @OptionGroup var repository: RepositoryOptions
 
   func run() throws {
-    let (notes, target) = try note.resolve(in: repository)
     if content != nil || append != nil || title != nil || tags != nil {
-      let change = NoteChange(
-        title: title, tags: tags.map(tagList), body: content, append: append)
-      let updated = try notes.update(target, change)
-      print(updated.path)
+      try Self.change(
+        note.note, PlainLine(fields: note.note, content: content, append: append, title: title, tags: tags),
+        directory: repository.directory)
       return
     }
+    let (notes, target) = try note.resolve(in: repository)
     let before = try notes.data(of: target)
     try Editor.open(notes.fileURL(of: target).path)
     if let saved = try notes.commitEdit(of: target, before: before) {
       print("Saved \(saved.path)")
     } else {
       print("No changes to \(target.path)")
+    }
+  }
+}
+
+extension Edit {
+  /// Changes the note as the options say, without an editor, and prints its path.
+  static func change(_ selector: String, _ line: PlainLine, directory: String?) throws {
+    let notes = try RepositoryOptions.open(directory: directory)
+    let target = try notes.resolve(selector)
+    let change = NoteChange(
+      title: line.title, tags: line.tags.map(tagList), body: line.content, append: line.append)
+    print(try notes.update(target, change).path)
+  }
+
+  /// `edit NOTE` with at least one of `--content`, `--append`, `--title`, `--tags`, each at most once, read without
+  /// ArgumentParser (``NB/runWithoutParsing(_:)``): what a script or an editor's hook runs, where the parser's model
+  /// of the command costs a tenth of the whole edit. A value that starts with `-` (the parser would take it for an
+  /// option), `--`, `--option=value`, any other word or a second NOTE: nil, and the parser reads the line.
+  struct PlainLine: Equatable {
+    var note: String?
+    var content: String?
+    var append: String?
+    var title: String?
+    var tags: String?
+
+    init(fields note: String?, content: String?, append: String?, title: String?, tags: String?) {
+      self.note = note
+      self.content = content
+      self.append = append
+      self.title = title
+      self.tags = tags
+    }
+
+    init?(_ words: ArraySlice<String>) {
+      var words = words
+      while let word = words.popFirst() {
+        let field: WritableKeyPath<PlainLine, String?>
+        switch word {
+        case "--content": field = \.content
+        case "--append": field = \.append
+        case "--title": field = \.title
+        case "--tags": field = \.tags
+        default:
+          guard note == nil, !word.hasPrefix("-") else { return nil }
+          note = word
+          continue
+        }
+        guard self[keyPath: field] == nil, let value = words.popFirst(), !value.hasPrefix("-") else { return nil }
+        self[keyPath: field] = value
+      }
+      guard note != nil, content != nil || append != nil || title != nil || tags != nil else { return nil }
     }
   }
 }

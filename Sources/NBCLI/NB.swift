@@ -150,7 +150,8 @@ extension NB {
   /// `--dir PATH`: building its model of a command (reflection over every property, one runtime type lookup after
   /// another) costs more than showing a note or listing a notebook. Only lines that parse exactly one way qualify —
   /// `[--dir PATH]` then `show NOTE`, `list [WORDS...]`, `status`, `save`, or `sync [--dir PATH]` — and run as their parsed
-  /// form would, with every option at its default (and `add` with its everyday options, ``Add/PlainLine``); anything else (another option, `--help`, a missing or extra
+  /// form would, with every option at its default (and `add` with its everyday options, ``Add/PlainLine``, and `edit`
+  /// without an editor, ``Edit/PlainLine``); anything else (another option, `--help`, a missing or extra
   /// operand, another command) is left to ArgumentParser, and so are its messages. Returns false when the line is
   /// not one of them.
   static func runWithoutParsing(_ arguments: [String]) throws -> Bool {
@@ -180,6 +181,11 @@ extension NB {
       try Add.add(
         title: line.title, notebook: line.notebook, tags: line.tags, content: line.content, json: line.json,
         directory: directory)
+      return true
+    }
+    // `nb edit NOTE --append TEXT` and the other changes without an editor: what scripts and hooks run.
+    if rest.first == "edit", let line = Edit.PlainLine(rest.dropFirst()), let note = line.note {
+      try Edit.change(note, line, directory: directory)
       return true
     }
     guard let name = rest.first, !rest.contains(where: { $0.hasPrefix("-") }) else { return false }

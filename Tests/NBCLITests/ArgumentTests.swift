@@ -55,6 +55,60 @@ final class ArgumentTests: XCTestCase {
   }
 }
 
+extension ArgumentTests {
+  /// Every line `Edit.PlainLine` takes, ArgumentParser parses to the same note and options; what it leaves alone
+  /// includes every form it does not model.
+  func testThePlainEditLineReadsAsArgumentParserReadsIt() throws {
+    let vocabulary = [
+      "--content", "--append", "--title", "--tags", "roadmap", "work/x.md", "a,b", "two words", "", "-x", "--",
+      "--append=x", "-", "--dir", "--json", "--help", "line\nbreak",
+    ]
+    var generator = SystemRandomNumberGenerator()
+    var taken = 0
+    let options = ["--content", "--append", "--title", "--tags"]
+    for round in 0..<4_000 {
+      var words: [String]
+      if round % 2 == 0 {
+        words = (0..<Int.random(in: 0...7, using: &generator)).map { _ in vocabulary.randomElement(using: &generator)! }
+      } else {
+        // A line shaped like a real one (a NOTE among option-value pairs), sometimes with a stray word put in.
+        let values = ["roadmap", "work/x.md", "a,b", "two words", "", "line\nbreak", "-", "-x", "--"]
+        var groups = [[values.randomElement(using: &generator)!]]
+        for option in options.shuffled(using: &generator).prefix(Int.random(in: 1...4, using: &generator)) {
+          groups.append([option, values.randomElement(using: &generator)!])
+        }
+        words = groups.shuffled(using: &generator).flatMap { $0 }
+        if Int.random(in: 0..<4, using: &generator) == 0 {
+          words.insert(vocabulary.randomElement(using: &generator)!, at: Int.random(in: 0...words.count, using: &generator))
+        }
+      }
+      guard let line = Edit.PlainLine(words[...]) else { continue }
+      taken += 1
+      let parsed: Edit
+      do {
+        parsed = try Edit.parse(words)
+      } catch {
+        XCTFail("ArgumentParser refused \(words) that the plain line took: \(error)")
+        continue
+      }
+      XCTAssertEqual(
+        line,
+        Edit.PlainLine(
+          fields: parsed.note.note, content: parsed.content, append: parsed.append, title: parsed.title,
+          tags: parsed.tags),
+        "\(words)")
+      XCTAssertNil(parsed.repository.directory, "\(words)")
+    }
+    XCTAssertGreaterThan(taken, 200)
+    for refused in [
+      ["roadmap"], ["--append", "x"], ["roadmap", "--append=x"], ["roadmap", "--append", "-x"], ["a", "b", "--append", "x"],
+      ["roadmap", "--append", "x", "--append", "y"], ["--", "roadmap", "--append", "x"], ["roadmap", "--append", "--"],
+    ] {
+      XCTAssertNil(Edit.PlainLine(refused[...]), "\(refused)")
+    }
+  }
+}
+
 extension Add.PlainLine {
   init(fields title: String?, _ notebook: String?, _ tags: String?, _ content: String?, _ json: Bool) {
     self.init([])!

@@ -97,6 +97,53 @@ final class PlainCommandLineTests: NBCLITestCase {
     XCTAssertEqual(try git.logSubjects(), try otherGit.logSubjects())
   }
 
+  /// `nb edit NOTE` with `--content`/`--append`/`--title`/`--tags` skips the parser too: two repositories given the
+  /// same notes and the same edits, one through the plain line and one through its parsed form (forced by a trailing
+  /// `--dir`), print the same, fail the same and commit the same bytes.
+  func testPlainEditDoesWhatItsParsedFormDoes() throws {
+    try makeRepository()
+    let other = temp.file("other")
+    try nbSucceeds("init", other.path)
+    let fixed = ["NB_NOW": "2026-11-24T09:00:00+01:00", "NB_DEVICE": "bench"]
+    for directory in [root.path, other.path] {
+      for title in ["Roadmap", "Standup"] {
+        XCTAssertEqual(
+          try nb(arguments: ["add", title, "--notebook", "work", "--content", "First", "--dir", directory], env: fixed)
+            .status, 0)
+      }
+    }
+    let lines: [[String]] = [
+      ["edit", "work/roadmap.md", "--append", "a line"],
+      ["edit", "roadmap", "--append", "two\nlines", "--tags", "q3,planning"],
+      ["edit", "Standup", "--title", "Daily standup"],
+      ["edit", "--content", "Replaced", "work/standup.md"],
+      ["edit", "work/roadmap.md", "--append", ""],
+      ["edit", "no-such-note", "--append", "x"],
+      ["edit", "work/roadmap.md", "--tags", ""],
+      ["edit", "work/roadmap.md", "--title", "bad/title"],
+    ]
+    for line in lines {
+      let plain = try nb(arguments: line, env: fixed)
+      let parsed = try nb(arguments: line + ["--dir", other.path], env: fixed)
+      XCTAssertEqual(
+        plain.stdout + plain.stderr + "\(plain.status)", parsed.stdout + parsed.stderr + "\(parsed.status)",
+        "nb \(line.joined(separator: " "))")
+    }
+    XCTAssertNotEqual(try nb("edit", "no-such-note", "--append", "x").status, 0)
+    let otherGit = try GitCLI(workTree: other, home: home)
+    XCTAssertEqual(try git.logSubjects(), try otherGit.logSubjects())
+    for path in ["work/roadmap.md", "work/standup.md"] {
+      func idFree(_ text: String) -> String {
+        text.replacingOccurrences(of: #"[0-9a-z]{26}|[0-9A-Za-z-]{36}"#, with: "ID", options: .regularExpression)
+      }
+      XCTAssertEqual(
+        idFree(try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)),
+        idFree(try String(contentsOf: other.appendingPathComponent(path), encoding: .utf8)), path)
+    }
+    XCTAssertTrue(
+      try String(contentsOf: root.appendingPathComponent("work/roadmap.md"), encoding: .utf8).contains("a line"))
+  }
+
   /// `nb sync` starts loading libgit2 on another thread before it opens the repository; when the open fails at
   /// once, the process must still exit cleanly (it once could crash in glibc's exit handlers, racing that load).
   func testASyncThatFailsAtOnceExitsCleanlyEveryTime() throws {
