@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 
 @testable import NoteStore
@@ -144,6 +145,29 @@ final class NamesTests: XCTestCase {
     }
     assertRejects(.path, "a\u{85}.md", .controlCharacter("\u{85}"), quoted: #""a\u{85}.md""#) {
       try Names.validateRelativePath("a\u{85}.md")
+    }
+  }
+}
+
+/// Titles are trimmed without Foundation's character sets: Foundation's `trimmingCharacters(in: .whitespaces)` is
+/// the oracle, on every space separator and on look-alikes that are not whitespace.
+final class TitleTrimmingTests: XCTestCase {
+  func testTrimmingIsFoundations() {
+    var pieces: [String] = ["a", "é", "e\u{0301}", "\u{0301}", "日", "🙂", "/", ".", "\n", "\r\n", "\u{0B}", "\u{0C}"]
+    // Every space separator, tab, and what only looks like one: zero-width space and joiner, the Mongolian vowel
+    // separator (a space separator in old Unicode), the byte order mark, line and paragraph separators.
+    pieces += (0...0x3000).compactMap(Unicode.Scalar.init).filter { $0.properties.generalCategory == .spaceSeparator }
+      .map { String($0) }
+    pieces += ["\t", "\u{200B}", "\u{200D}", "\u{180E}", "\u{FEFF}", "\u{2028}", "\u{2029}", "\u{85}"]
+    var generator = SystemRandomNumberGenerator()
+    var texts = pieces + [""]
+    for _ in 0..<5_000 {
+      texts.append((0..<Int.random(in: 1...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+    }
+    for text in texts {
+      XCTAssertEqual(
+        Names.trimmingWhitespace(text), text.trimmingCharacters(in: .whitespaces),
+        "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
     }
   }
 }
