@@ -307,3 +307,47 @@ final class JournalTests: NoteRepositoryTestCase {
     XCTAssertEqual(FileSystem.isOpenByAnyProcess(url(".git/index.lock").path), false)
   }
 }
+
+/// Journal lines are written without JSONEncoder: JSONEncoder (sorted keys, unescaped slashes) is the oracle, byte
+/// for byte, and JSONDecoder must read each line back as the record.
+final class JournalLineTests: XCTestCase {
+  func testLinesAreJSONEncodersBytes() throws {
+    let texts = [
+      "", "a", "work/notes/plan.md", "\"quoted\"", "back\\slash", "line\nbreak", "cr\r", "tab\t", "\u{08}\u{0C}",
+      "\u{00}\u{01}\u{1F}\u{7F}", "é", "日本", "🙂", "\u{2028}\u{2029}", "/slashes/", "</script>", "a,b:c{d}[e]",
+    ]
+    var generator = SystemRandomNumberGenerator()
+    func text() -> String? {
+      Int.random(in: 0..<4, using: &generator) == 0
+        ? nil : (0..<Int.random(in: 1...3, using: &generator)).map { _ in texts.randomElement(using: &generator)! }.joined()
+    }
+    func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &generator) ? value() : nil }
+    let kinds: [JournalRecord.Kind] = [.begin, .write, .remove, .move, .directory, .commit, .checkout]
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    var records: [JournalRecord] = []
+    for _ in 0..<3_000 {
+      var record = JournalRecord(kind: kinds.randomElement(using: &generator)!)
+      record.path = text()
+      record.to = text()
+      record.from = text()
+      record.prior = maybe(Int.random(in: 0...Int(Int32.max), using: &generator))
+      record.newSize = maybe(Int.random(in: 0...1 << 40, using: &generator))
+      record.newHash = text()
+      record.pid = maybe(Int32.random(in: 1...Int32.max, using: &generator))
+      record.time = maybe(
+        [1_795_338_421, 1_795_338_421.5, Double.random(in: 0...4e9, using: &generator), 0.1, 1e-7, 123_456_789_012_345_680]
+          .randomElement(using: &generator)!)
+      record.head = text()
+      record.command = text()
+      record.subject = text()
+      record.paths = maybe((0..<Int.random(in: 0...4, using: &generator)).map { _ in text() ?? "" })
+      records.append(record)
+    }
+    for record in records {
+      let line = record.jsonLine()
+      XCTAssertEqual(String(decoding: line, as: UTF8.self), String(decoding: try encoder.encode(record), as: UTF8.self))
+      XCTAssertEqual(try JSONDecoder().decode(JournalRecord.self, from: Data(line)), record)
+    }
+  }
+}
