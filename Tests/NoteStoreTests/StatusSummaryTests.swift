@@ -63,6 +63,33 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     try assertSameWarnings()
   }
 
+  /// A commit that changes no note's id or warning moves the kept summary to it by its first line only: both files
+  /// must then hold exactly what a summary made from scratch for that commit holds.
+  func testAnEditThatChangesNoFactsLeavesTheFilesAFreshSummaryWrites() throws {
+    try write("work/a.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: A\n---\nA\n")
+    try write("work/b.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: B\n---\nB\n")
+    try write("work/broken.md", "---\ntitle: [unclosed\n---\nbody\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "seed")
+    try assertSameWarnings()
+    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v1")
+    func files() throws -> [String] {
+      try ["notes", "warnings"].map { try String(contentsOf: cache.appendingPathComponent($0), encoding: .utf8) }
+    }
+    let before = try files()
+    // Same id, same (no) warning: only the body changed.
+    try write("work/a.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: A\n---\nA, longer now\n")
+    try git.run("commit", "-q", "-am", "body only")
+    try assertSameWarnings()
+    let retargeted = try files()
+    let head = try git.run("rev-parse", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)
+    XCTAssertTrue(retargeted.allSatisfy { $0.hasPrefix("nb-note-summary 1\t\(head)\t") }, "\(retargeted)")
+    XCTAssertNotEqual(retargeted, before)
+    try FileManager.default.removeItem(at: cache)
+    try assertSameWarnings()
+    XCTAssertEqual(try files(), retargeted, "a summary made from scratch differs from the retargeted one")
+  }
+
   func testAttachmentFoldersHoldNoNotes() throws {
     try write("work/plan.md", "---\ntitle: Plan\n---\nplan\n")
     try write("work/plan.files/readme.md", "---\ntitle: [broken but an attachment\n---\n")

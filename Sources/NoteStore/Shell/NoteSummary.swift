@@ -102,6 +102,24 @@ struct NoteSummary {
       return (notes, duplicates)
     }
 
+    /// Moves both files from `old` to `commit` keeping everything below their first lines, for a commit whose notes
+    /// have the same facts as `old`'s (an edit that changed neither an id nor a warning, which is nearly every one):
+    /// the same bytes ``save(_:warnings:)`` would write, without sorting, escaping and deriving the warnings of every
+    /// note again. False, with nothing written, when either file does not describe `old`.
+    func retarget(from old: String, to commit: String, attachmentFolders: Bool) -> Bool {
+      let oldHeader = Data(header(old, attachmentFolders).utf8)
+      let newHeader = Data(header(commit, attachmentFolders).utf8)
+      guard let notes = try? FileSystem.read(notesPath), notes.starts(with: oldHeader),
+        let warnings = try? FileSystem.read(warningsPath), warnings.starts(with: oldHeader)
+      else { return false }
+      // `notes` first, as `save` writes them.
+      guard (try? AtomicFile.write(newHeader + notes.dropFirst(oldHeader.count), to: URL(fileURLWithPath: notesPath), durable: false)) != nil
+      else { return false }
+      try? AtomicFile.write(
+        newHeader + warnings.dropFirst(oldHeader.count), to: URL(fileURLWithPath: warningsPath), durable: false)
+      return true
+    }
+
     /// The summary in `notes`, whatever commit it describes; nil when missing or unreadable.
     func load() -> NoteSummary? {
       guard let data = try? FileSystem.read(notesPath) else { return nil }
@@ -155,6 +173,11 @@ extension NoteRepository {
     if let kept = store.load(), kept.attachmentFolders == folders, let forward = try? broughtForward(kept, to: commit) {
       if kept.commit == commit { return kept }
       summary = forward
+      if forward.notes == kept.notes,
+        store.retarget(from: kept.commit, to: commit, attachmentFolders: folders)
+      {
+        return summary
+      }
     } else {
       summary = try fromScratch(commit: commit, dirty: dirty)
     }
