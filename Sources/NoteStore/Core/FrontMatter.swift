@@ -62,6 +62,33 @@ enum FrontMatter {
       insertAt: key == "id" ? .first : .last)
   }
 
+  /// The keys nb writes into a new note — `id`, `title`, `created`, `updated` and, when there are any, `tags` — set
+  /// in `text` (a template's output) as setting them one after the other would: in one step, parsed once, when the
+  /// template wrote no front matter (the built-in `note` template, nearly every note), else key by key.
+  static func settingNewNoteKeys(id: String, title: String, stamp: Timestamp, tags: [String], in text: String) throws
+    -> String
+  {
+    var entries: [(key: String, value: String, expected: FMExpected)] = [
+      ("id", id, .string(id)), ("title", YAMLScalar.format(title), .string(title)),
+      ("created", stamp.rfc3339, .string(stamp.rfc3339)), ("updated", stamp.rfc3339, .string(stamp.rfc3339)),
+    ]
+    if !tags.isEmpty { entries.append(("tags", YAMLScalar.flowList(tags), .strings(tags))) }
+    if let result = try FMEditor.addingNewBlock(to: text, entries: entries) { return result }
+    return try settingNewNoteKeysOneByOne(id: id, title: title, stamp: stamp, tags: tags, in: text)
+  }
+
+  /// ``settingNewNoteKeys(id:title:stamp:tags:in:)`` key by key, the way every edit is made.
+  static func settingNewNoteKeysOneByOne(id: String, title: String, stamp: Timestamp, tags: [String], in text: String)
+    throws -> String
+  {
+    var result = try setting("id", to: id, in: text)
+    result = try setting("title", to: YAMLScalar.format(title), in: result)
+    result = try setting("created", to: stamp.rfc3339, in: result)
+    result = try settingUpdated(stamp, in: result)
+    if !tags.isEmpty { result = try settingTags(tags, in: result) }
+    return result
+  }
+
   /// `setting` for `updated`: edits `updated` if present, else the first present alias (`modified`, `lastmod`,
   /// `last_modified_at`) in place — the user's tool owns that convention — else adds `updated`.
   ///

@@ -31,6 +31,22 @@ struct FMKeyExtent {
 /// Line-level edits of a front matter block. Every edit is checked by parsing the result again: all other keys must
 /// read back unchanged and the edited key must hold exactly the new value; otherwise the edit is refused with
 /// `FrontMatterError.cannotEdit` rather than risking someone's data.
+/// What a new value must read back as (``FMEditor/addingNewBlock(to:entries:)``).
+enum FMExpected {
+  case string(String)
+  case strings([String])
+
+  func matches(_ node: Node) -> Bool {
+    switch self {
+    case .string(let text):
+      return node.scalar?.string == text
+    case .strings(let items):
+      guard let sequence = node.sequence, sequence.count == items.count else { return false }
+      return zip(sequence, items).allSatisfy { $0.scalar?.string == $1 }
+    }
+  }
+}
+
 enum FMEditor {
   /// Sets (or, with `newValue == nil`, removes) one top-level key.
   static func edit(
@@ -102,6 +118,36 @@ enum FMEditor {
     _ = try expectedValue(entryLines.joined(separator: "\n"), key: key, line: 1)
     let lines = ["---"] + entryLines + ["---"]
     return splice(text, bomLength, bomLength, lines.joined(separator: lineEnding) + lineEnding)
+  }
+
+  /// A new block of `entries` (key and already-formatted one-line value, in order) put at the start of `text`,
+  /// which must have no front matter: what adding them one by one (``edit(_:key:newValue:insertAt:)``, `id`
+  /// first, the others last) writes, parsed once to verify instead of three times per key. `expected` holds what
+  /// each value must read back as: a string, or a list of strings. nil when `text` has a block already (or an
+  /// unclosed one): the caller edits key by key.
+  static func addingNewBlock(
+    to text: String, entries: [(key: String, value: String, expected: FMExpected)]
+  ) throws -> String? {
+    guard case .none(let bomLength) = FMLayout.scan(text), let firstKey = entries.first?.key else { return nil }
+    let lineEnding = withContiguousUTF8(text) { bytes -> String in
+      guard let newline = findByte(UInt8(ascii: "\n"), in: bytes, from: bomLength) else { return "\n" }
+      return newline > bomLength && bytes[newline - 1] == UInt8(ascii: "\r") ? "\r\n" : "\n"
+    }
+    let lines = entries.map { YAMLScalar.format($0.key) + ":" + ($0.value.isEmpty ? "" : " " + $0.value) }
+    let failure = FrontMatterError.cannotEdit(key: firstKey, line: 1, message: "the new value is not valid YAML")
+    let root: Node?
+    do {
+      root = try Yams.compose(yaml: lines.joined(separator: "\n"), .basic, .default, .utf8)
+    } catch {
+      throw failure
+    }
+    guard let mapping = root?.mapping, mapping.count == entries.count else { throw failure }
+    for ((key, value), entry) in zip(mapping, entries) {
+      guard key.scalar?.string == entry.key, entry.expected.matches(value) else {
+        throw FrontMatterError.cannotEdit(key: entry.key, line: 1, message: "the new value is not valid YAML")
+      }
+    }
+    return splice(text, bomLength, bomLength, (["---"] + lines + ["---"]).joined(separator: lineEnding) + lineEnding)
   }
 
   private static func keyLines(key: String, value: FMNewValue, indent: String) -> [String] {

@@ -183,12 +183,7 @@ extension NoteRepository {
           text = try templateCall { try library.render(prepared[index].template, context: context) }
         }
         text = try frontMatterCall(path) {
-          var t = try FrontMatter.setting("id", to: id, in: text)
-          t = try FrontMatter.setting("title", to: YAMLScalar.format(title), in: t)
-          t = try FrontMatter.setting("created", to: stamp.rfc3339, in: t)
-          t = try FrontMatter.settingUpdated(stamp, in: t)
-          if !tags.isEmpty { t = try FrontMatter.settingTags(tags, in: t) }
-          return try frontMatter(index, t)
+          try frontMatter(index, try FrontMatter.settingNewNoteKeys(id: id, title: title, stamp: stamp, tags: tags, in: text))
         }
         try makeNotebookDirectories(notebook, title: notebookTitle, in: &tx)
         try tx.write(path, text)
