@@ -90,6 +90,36 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     XCTAssertEqual(try files(), retargeted, "a summary made from scratch differs from the retargeted one")
   }
 
+  /// The warnings as first written (an array of paths per id), the oracle for the one that allocates less.
+  private func plainWarnings(_ notes: [String: NoteSummary.Facts]) -> [String] {
+    var own: [(path: String, warning: String)] = []
+    var byID: [String: [String]] = [:]
+    for (path, facts) in notes {
+      if let warning = facts.warning { own.append((path, warning)) }
+      if let id = facts.id { byID[id.lowercased(), default: []].append(path) }
+    }
+    let duplicates = byID.filter { $0.value.count > 1 }.sorted { $0.key < $1.key }.map { id, paths in
+      "\(paths.sorted().joined(separator: " and ")) share the id \(id); remove the id line from all but one and run "
+        + "'nb save'"
+    }
+    return own.sorted { $0.path < $1.path }.map(\.warning) + duplicates
+  }
+
+  func testWarningsAreThoseOfEveryNoteOneByOne() {
+    let ids = ["a1", "A1", "b2", "É3", "é3", "0193f6a2-8c01-7e55-b1c0-7a0e1f2d3c4b", "0193F6A2-8C01-7E55-B1C0-7A0E1F2D3C4B"]
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<300 {
+      var notes: [String: NoteSummary.Facts] = [:]
+      for index in 0..<Int.random(in: 0...40, using: &generator) {
+        notes["n/\(index)-\(Int.random(in: 0...9, using: &generator)).md"] = NoteSummary.Facts(
+          id: Bool.random(using: &generator) ? ids.randomElement(using: &generator) : nil,
+          warning: Int.random(in: 0..<4, using: &generator) == 0 ? "w\(index)" : nil)
+      }
+      let warnings = NoteSummary.warnings(notes)
+      XCTAssertEqual(warnings.notes + warnings.duplicates, plainWarnings(notes))
+    }
+  }
+
   func testAttachmentFoldersHoldNoNotes() throws {
     try write("work/plan.md", "---\ntitle: Plan\n---\nplan\n")
     try write("work/plan.files/readme.md", "---\ntitle: [broken but an attachment\n---\n")

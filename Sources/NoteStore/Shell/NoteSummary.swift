@@ -34,16 +34,30 @@ struct NoteSummary {
   /// share, in id order.
   static func warnings(_ notes: [String: Facts]) -> (notes: [String], duplicates: [String]) {
     var own: [(path: String, warning: String)] = []
-    var byID: [String: [String]] = [:]
+    // An array per id would be a hundred thousand allocations for a hundred thousand notes: only an id seen a second
+    // time gets one.
+    var firstPath: [String: String] = [:]
+    firstPath.reserveCapacity(notes.count)
+    var shared: [String: [String]] = [:]
     for (path, facts) in notes {
       if let warning = facts.warning { own.append((path, warning)) }
-      if let id = facts.id { byID[id.lowercased(), default: []].append(path) }
+      guard let id = facts.id else { continue }
+      let key = lowercased(id)
+      if let first = firstPath.updateValue(path, forKey: key) {
+        firstPath[key] = first
+        shared[key, default: [first]].append(path)
+      }
     }
-    let duplicates = byID.filter { $0.value.count > 1 }.sorted { $0.key < $1.key }.map { id, paths in
+    let duplicates = shared.sorted { $0.key < $1.key }.map { id, paths in
       "\(paths.sorted().joined(separator: " and ")) share the id \(id); remove the id line from all but one and run "
         + "'nb save'"
     }
     return (own.sorted { $0.path < $1.path }.map(\.warning), duplicates)
+  }
+
+  /// `id.lowercased()`, without a new string for an id that has no upper-case letter (nb's ids never do).
+  private static func lowercased(_ id: String) -> String {
+    id.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) ? id : id.lowercased()
   }
 
   // MARK: Reading notes
