@@ -90,6 +90,46 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     XCTAssertEqual(try files(), retargeted, "a summary made from scratch differs from the retargeted one")
   }
 
+  /// Commits that add, remove and change notes (first, last and middle in the file's order, names that need escaping)
+  /// splice their lines into the kept `notes` file: it must be byte for byte the file a summary made from scratch
+  /// writes, commit after commit.
+  func testChangedNotesAreSplicedIntoTheKeptFile() throws {
+    for index in 0..<30 { try write("n/m\(index).md", "---\nid: 0000\(index)\ntitle: M\(index)\n---\nbody\n") }
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "seed")
+    try assertSameWarnings()
+    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v1")
+    func files() throws -> [String] {
+      try ["notes", "warnings"].map { try String(contentsOf: cache.appendingPathComponent($0), encoding: .utf8) }
+    }
+    let steps: [() throws -> Void] = [
+      { try self.write("a/first.md", "---\nid: f1\n---\nfirst\n") },
+      { try self.write("z/last.md", "---\nid: l1\n---\nlast\n") },
+      { try self.write("n/m15b.md", "---\nid: 000015\n---\nshares an id\n") },
+      { try FileManager.default.removeItem(at: self.url("n/m3.md")) },
+      { try self.write("n/m7.md", "---\ntitle: [broken\n---\n") },
+      {
+        try self.write("n/tab\there.md", "---\nid: t1\n---\n")
+        try self.write("n/back\\slash.md", "---\nid: b1\n---\n")
+      },
+      {
+        try FileManager.default.removeItem(at: self.url("a/first.md"))
+        try FileManager.default.removeItem(at: self.url("z/last.md"))
+        try self.write("n/m20.md", "---\nid: 0000new\n---\nnew id\n")
+      },
+    ]
+    for (number, step) in steps.enumerated() {
+      try step()
+      try git.run("add", "-A")
+      try git.run("commit", "-q", "-m", "step \(number)")
+      try assertSameWarnings()
+      let spliced = try files()
+      try FileManager.default.removeItem(at: cache)
+      try assertSameWarnings()
+      XCTAssertEqual(try files(), spliced, "step \(number): the spliced summary differs from one made from scratch")
+    }
+  }
+
   /// The warnings as first written (an array of paths per id), the oracle for the one that allocates less.
   private func plainWarnings(_ notes: [String: NoteSummary.Facts]) -> [String] {
     var own: [(path: String, warning: String)] = []

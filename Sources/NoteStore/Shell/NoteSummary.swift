@@ -134,6 +134,55 @@ struct NoteSummary {
       return true
     }
 
+    /// The `notes` file for `summary`, made from the one on disk for `previous` by replacing, adding or removing
+    /// the lines of `changed` (their places found by binary search: the file is sorted by path). nil when the file
+    /// on disk is not that one, or not in order where it was searched: the caller writes the whole file.
+    private func splice(_ summary: NoteSummary, from previous: String, changed: [String]) -> Data? {
+      let oldHeader = Array(header(previous, summary.attachmentFolders).utf8)
+      guard let data = try? FileSystem.read(notesPath) else { return nil }
+      let bytes = [UInt8](data)
+      guard bytes.starts(with: oldHeader) else { return nil }
+      var starts: [Int] = []
+      var position = oldHeader.count
+      while position < bytes.count {
+        starts.append(position)
+        guard let newline = bytes[position...].firstIndex(of: 0x0A) else { return nil }
+        position = newline + 1
+      }
+      func path(at line: Int) -> String? {
+        let start = starts[line]
+        guard let tab = bytes[start...].firstIndex(of: 0x09) else { return nil }
+        return CacheShard.unescape(bytes[start..<tab])
+      }
+      // Where each changed path's line is or would go, and whether it is there.
+      var edits: [(line: Int, present: Bool, path: String)] = []
+      for changedPath in Set(changed).sorted() {
+        var low = 0
+        var high = starts.count
+        while low < high {
+          let middle = (low + high) / 2
+          guard let probe = path(at: middle) else { return nil }
+          if probe < changedPath { low = middle + 1 } else { high = middle }
+        }
+        guard let found = low < starts.count ? path(at: low) : Optional(""), low == starts.count || found >= changedPath
+        else { return nil }
+        edits.append((low, low < starts.count && found == changedPath, changedPath))
+      }
+      var out = Array(header(summary.commit, summary.attachmentFolders).utf8)
+      out.reserveCapacity(bytes.count + 256)
+      var copied = oldHeader.count
+      for edit in edits {
+        let lineStart = edit.line < starts.count ? starts[edit.line] : bytes.count
+        guard lineStart >= copied else { return nil }
+        out.append(contentsOf: bytes[copied..<lineStart])
+        copied = lineStart
+        if edit.present { copied = edit.line + 1 < starts.count ? starts[edit.line + 1] : bytes.count }
+        if let facts = summary.notes[edit.path] { out.append(contentsOf: Self.line(edit.path, facts).utf8) }
+      }
+      out.append(contentsOf: bytes[copied...])
+      return Data(out)
+    }
+
     /// The summary in `notes`, whatever commit it describes; nil when missing or unreadable.
     func load() -> NoteSummary? {
       guard let data = try? FileSystem.read(notesPath) else { return nil }
@@ -157,20 +206,35 @@ struct NoteSummary {
         notes: notes)
     }
 
+    private static func line(_ path: String, _ facts: Facts) -> String {
+      CacheShard.escape(path) + "\t" + CacheShard.escape(facts.id ?? "") + "\t" + CacheShard.escape(facts.warning ?? "")
+        + "\n"
+    }
+
     /// Writes both files (each atomically; a cache, so not flushed to disk, and failures are ignored). `notes`
     /// first: a `warnings` file never names a commit whose `notes` file was not written.
-    func save(_ summary: NoteSummary, warnings: (notes: [String], duplicates: [String])) {
+    ///
+    /// `changed`: the paths whose facts differ from the `notes` file on disk (which describes `previous`), when
+    /// they are known: their lines are put into that file's bytes, every other line kept as it is, instead of
+    /// sorting and writing every note again (a fifth of a second at 100 000 notes).
+    func save(
+      _ summary: NoteSummary, warnings: (notes: [String], duplicates: [String]),
+      changedSince previous: String? = nil, changed: [String] = []
+    ) {
       let head = header(summary.commit, summary.attachmentFolders)
-      var notes = head
-      for (path, facts) in summary.notes.sorted(by: { $0.key < $1.key }) {
-        notes += CacheShard.escape(path) + "\t" + CacheShard.escape(facts.id ?? "") + "\t"
-          + CacheShard.escape(facts.warning ?? "") + "\n"
+      let notes: Data
+      if let previous, let spliced = splice(summary, from: previous, changed: changed) {
+        notes = spliced
+      } else {
+        var text = head
+        for (path, facts) in summary.notes.sorted(by: { $0.key < $1.key }) { text += Self.line(path, facts) }
+        notes = Data(text.utf8)
       }
       var lines = head
       for warning in warnings.notes { lines += "W\t" + CacheShard.escape(warning) + "\n" }
       for warning in warnings.duplicates { lines += "D\t" + CacheShard.escape(warning) + "\n" }
       try? FileSystem.makeDirectory(directory)
-      try? AtomicFile.write(Data(notes.utf8), to: URL(fileURLWithPath: notesPath), durable: false)
+      try? AtomicFile.write(notes, to: URL(fileURLWithPath: notesPath), durable: false)
       try? AtomicFile.write(Data(lines.utf8), to: URL(fileURLWithPath: warningsPath), durable: false)
     }
   }
@@ -186,15 +250,17 @@ extension NoteRepository {
     var summary: NoteSummary
     if let kept = store.load(), kept.attachmentFolders == folders, let forward = try? broughtForward(kept, to: commit) {
       if kept.commit == commit { return kept }
-      summary = forward
-      if forward.notes == kept.notes,
+      summary = forward.summary
+      if summary.notes == kept.notes,
         store.retarget(from: kept.commit, to: commit, attachmentFolders: folders)
       {
         return summary
       }
-    } else {
-      summary = try fromScratch(commit: commit, dirty: dirty)
+      store.save(
+        summary, warnings: NoteSummary.warnings(summary.notes), changedSince: kept.commit, changed: forward.changed)
+      return summary
     }
+    summary = try fromScratch(commit: commit, dirty: dirty)
     store.save(summary, warnings: NoteSummary.warnings(summary.notes))
     return summary
   }
@@ -221,8 +287,10 @@ extension NoteRepository {
   /// `summary` moved to `commit` by re-reading the notes that differ; nil when that cannot be done exactly (the
   /// old commit is gone, or a note appeared or vanished beside an attachment folder, which changes whether the
   /// `.md` files in it are notes).
-  private func broughtForward(_ summary: NoteSummary, to commit: String) throws -> NoteSummary? {
-    if summary.commit == commit { return summary }
+  private func broughtForward(_ summary: NoteSummary, to commit: String) throws -> (
+    summary: NoteSummary, changed: [String]
+  )? {
+    if summary.commit == commit { return (summary, []) }
     do {
       return try broughtForward(summary, to: commit, reading: LooseObjects(gitDirectory: gitDirectory))
     } catch is LooseObjects.NotLoose {
@@ -231,7 +299,7 @@ extension NoteRepository {
   }
 
   private func broughtForward(_ summary: NoteSummary, to commit: String, reading git: some CommitReader) throws
-    -> NoteSummary?
+    -> (summary: NoteSummary, changed: [String])?
   {
     guard try git.hasCommit(summary.commit) else { return nil }
     var result = summary
@@ -253,8 +321,10 @@ extension NoteRepository {
       return found
     }
     let changed = try git.changedPaths(from: summary.commit, to: commit).filter { $0.hasSuffix(".md") }
-    // Past a few thousand notes, reading through the listing cache (fromScratch) beats a blob lookup each.
-    if changed.count > 2_000 { return nil }
+    // Past a tenth of the notes (and a few thousand), reading through the listing cache (fromScratch) beats a blob
+    // lookup each; below that, the listing cache may be stale exactly there (a rename's thousand rewritten notes in
+    // as many notebooks), and from scratch would parse every note of 100 000 again (17 s) to save reading 3 000.
+    if changed.count > max(2_000, summary.notes.count / 10) { return nil }
     for path in changed {
       let file = try git.file(at: path, in: commit)
       if folders, try git.hasDirectory(at: String(path.dropLast(3)) + RepoPaths.attachmentSuffix, in: commit)
@@ -269,6 +339,6 @@ extension NoteRepository {
       result.notes[path] = NoteSummary.facts(path: path, data: try git.read(file))
     }
     if let unread { throw unread }
-    return result
+    return (result, Array(changed))
   }
 }
