@@ -38,7 +38,10 @@ public final class NoteWebApp {
       } catch {
         response = errorPage(for: error)
       }
-      if request.method == "HEAD" { response.body = Data() }
+      if request.method == "HEAD" {
+        response.body = Data()
+        response.isEventStream = false
+      }
       return security.finish(response)
     }
   }
@@ -53,6 +56,8 @@ public final class NoteWebApp {
     }
     if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
     if path == "/" { return try home(request) }
+    // Every page's script subscribes here (Server-Sent Events); the server streams the changes.
+    if path == "/events" { return .eventStream() }
     if path == "/search" { return try search(request) }
     if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
     if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }

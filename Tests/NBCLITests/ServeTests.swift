@@ -223,6 +223,43 @@ final class ServeTests: NBCLITestCase {
     XCTAssertEqual(try http(server.port, "/", headers: [("X-NB-Token", server.token)]).status, 200)
   }
 
+  func testOpenPagesHearOfChangesMadeByOtherProcessesWithinASecond() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "first draft")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    // Without the token the stream is refused like any page.
+    XCTAssertEqual(try http(server.port, "/events").status, 401)
+    let stream = try EventStreamClient(port: server.port, headers: [("X-NB-Token", server.token)])
+    XCTAssertEqual(stream.status, 200, stream.head)
+    XCTAssertTrue(stream.head.lowercased().contains("content-type: text/event-stream"), stream.head)
+    XCTAssertTrue(stream.waitFor("retry: 1000", seconds: 10), stream.text)
+
+    // A note added by another nb process (its own commit): an event naming it within 1 s of the command's end.
+    try nbSucceeds("add", "Standup", "--content", "notes")
+    var start = Date()
+    XCTAssertTrue(stream.waitFor(#""inbox/standup.md""#, seconds: 1), "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
+    XCTAssertTrue(stream.text.contains("event: change\ndata: {"), stream.text)
+
+    // An edit saved in place by another program (an editor, without nb): the same.
+    let roadmap = try String(contentsOf: url("work/roadmap.md"), encoding: .utf8)
+    try write("work/roadmap.md", roadmap + "more\n")
+    start = Date()
+    XCTAssertTrue(stream.waitFor(#""work/roadmap.md""#, seconds: 1), "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
+    XCTAssertEqual(try git.statusPorcelain(), " M work/roadmap.md\n", "listening commits nothing")
+
+    // Another page opened meanwhile hears the next change too.
+    let second = try EventStreamClient(port: server.port, headers: [("Cookie", "nb_token_\(server.port)=\(server.token)")])
+    XCTAssertTrue(second.waitFor("retry: 1000", seconds: 10), second.text)
+    try nbSucceeds("save")
+    XCTAssertTrue(second.waitFor(#""work/roadmap.md""#, seconds: 1), second.text)
+
+    // SIGTERM ends the open streams and the server.
+    server.stop()
+    XCTAssertEqual(try server.wait().status, 0)
+    XCTAssertTrue(stream.waitForEnd(seconds: 10), "the stream ends with the server")
+  }
+
   // MARK: - Helpers
 
   private func assertSecurityHeaders(_ answer: HTTPAnswer, file: StaticString = #filePath, line: UInt = #line) {
@@ -388,4 +425,81 @@ func http(
     return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
   }
   return HTTPAnswer(status: status, headers: fields, body: String(text[split.upperBound...]))
+}
+
+/// A client of `GET /events` over a socket of its own: the answer's head, then the stream read as it comes.
+final class EventStreamClient {
+  private let socketFD: Int32
+  private var received = Data()
+  private var ended = false
+  private(set) var head = ""
+  private(set) var status = 0
+
+  init(port: Int, headers: [(String, String)]) throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(fd)
+      throw POSIXError(.ECONNREFUSED)
+    }
+    socketFD = fd
+    var request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
+    for (name, value) in headers { request += "\(name): \(value)\r\n" }
+    request += "\r\n"
+    _ = Data(request.utf8).withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    let deadline = Date().addingTimeInterval(30)
+    var split: Range<Data.Index>?
+    while split == nil, Date() < deadline, !ended {
+      read(until: deadline)
+      split = received.range(of: Data("\r\n\r\n".utf8))
+    }
+    guard let split else { throw POSIXError(.EBADMSG) }
+    head = String(decoding: received[..<split.lowerBound], as: UTF8.self)
+    status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+    received = Data(received[split.upperBound...])
+  }
+
+  deinit { close(socketFD) }
+
+  /// What arrived after the head so far (chunk sizes included: the stream is chunked).
+  var text: String { String(decoding: received, as: UTF8.self) }
+
+  /// Reads until `needle` has arrived or `seconds` have passed; whether it arrived.
+  func waitFor(_ needle: String, seconds: TimeInterval) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !text.contains(needle) {
+      guard Date() < deadline, !ended else { return false }
+      read(until: deadline)
+    }
+    return true
+  }
+
+  /// Reads until the server closes the connection or `seconds` pass; whether it closed.
+  func waitForEnd(seconds: TimeInterval) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !ended && Date() < deadline { read(until: deadline) }
+    return ended
+  }
+
+  private func read(until deadline: Date) {
+    var poller = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
+    let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+    guard remaining > 0, poll(&poller, 1, remaining) > 0 else { return }
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    let count = recv(socketFD, &buffer, buffer.count, 0)
+    if count <= 0 {
+      ended = true
+    } else {
+      received.append(contentsOf: buffer[0..<count])
+    }
+  }
 }

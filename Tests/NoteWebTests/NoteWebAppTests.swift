@@ -229,6 +229,30 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertEqual(try notes.text(of: note).hasSuffix("x\n"), true)
   }
 
+  func testTheEventStreamIsAPageLikeAnyOther() throws {
+    let stream = get("/events").response
+    XCTAssertEqual(stream.status, 200)
+    XCTAssertTrue(stream.isEventStream)
+    XCTAssertEqual(stream.header("Content-Type"), "text/event-stream; charset=utf-8")
+    XCTAssertEqual(stream.header("Cache-Control"), "no-store")
+    XCTAssertEqual(stream.header("X-Content-Type-Options"), "nosniff")
+    let anonymous = app.respond(to: WebRequest(method: "GET", target: "/events", headers: [("Host", "127.0.0.1:8642")]))
+    XCTAssertEqual(anonymous.status, 401)
+    XCTAssertFalse(anonymous.isEventStream)
+    let elsewhere = app.respond(
+      to: WebRequest(method: "GET", target: "/events", headers: [("Host", "evil.example"), ("X-NB-Token", "t")]))
+    XCTAssertEqual(elsewhere.status, 403)
+    XCTAssertFalse(elsewhere.isEventStream)
+    XCTAssertFalse(get("/note/x.md").response.isEventStream)
+  }
+
+  func testAnOpenEditFormKnowsItsFileForTheLiveNotice() throws {
+    let note = try add("Roadmap", "work", "x\n")
+    let form = get("/edit/" + note.path).html
+    XCTAssertTrue(form.contains(#"<form class="edit" method="post" action="/edit/work/roadmap.md" data-path="work/roadmap.md">"#), form)
+    XCTAssertTrue(form.contains(#"id="changed-on-disk" role="alert" hidden>"#), form)
+  }
+
   func testAssetsAndUnknownAddresses() {
     XCTAssertEqual(get("/assets/style.css").response.header("Content-Type"), "text/css; charset=utf-8")
     XCTAssertEqual(get("/assets/app.js").response.header("Content-Type"), "text/javascript; charset=utf-8")
