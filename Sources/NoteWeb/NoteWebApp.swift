@@ -52,6 +52,7 @@ public final class NoteWebApp {
     let path = request.path
     if request.method == "POST" {
       if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
+      if let rest = path.dropPrefix("/restore/") { return try restore(try WebPath.repositoryPath(rest), request) }
       throw WebError(status: 404, "No such form")
     }
     if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
@@ -63,6 +64,7 @@ public final class NoteWebApp {
     if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }
     if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest)) }
     if let rest = path.dropPrefix("/file/") { return try file(try WebPath.repositoryPath(rest)) }
+    if let rest = path.dropPrefix("/history/") { return try history(try WebPath.repositoryPath(rest), request) }
     if let rest = path.dropPrefix("/ink/") { return try ink(try WebPath.repositoryPath(rest), request) }
     throw WebError(status: 404, "No page at this address")
   }
@@ -138,6 +140,7 @@ public final class NoteWebApp {
       [
         "title": note.title, "path": note.path, "tags": note.tags.map(Self.tagItem),
         "edit_url": "/edit/" + WebPath.encoded(note.path),
+        "history_url": "/history/" + WebPath.encoded(note.path),
       ] as [String: Any]
     context["crumbs"] = Self.crumbs(note.notebook)
     var fields: [[String: String]] = []
@@ -218,6 +221,83 @@ public final class NoteWebApp {
     context["problem"] = problem
     context["current"] = current
     return .html(try pages.render("edit.html", context), status: status)
+  }
+
+  /// A note's commits, newest first, following moves (as `nb history`); with `?commit=`, that version's diff
+  /// against the one before it (`against=previous`, the default) or the file now (`against=current`).
+  private func history(
+    _ path: String, _ request: WebRequest, status: Int = 200, problem: String? = nil
+  ) throws -> WebResponse {
+    let note = try existingNote(path)
+    let entries = try repository.history(of: note)
+    let (current, version) = try repository.versionedText(of: note)
+    let base = "/history/" + WebPath.encoded(note.path)
+    var context = common(nil)
+    context["note"] = ["title": note.title, "path": note.path, "url": "/note/" + WebPath.encoded(note.path)]
+    context["crumbs"] = Self.crumbs(note.notebook)
+    context["version"] = version
+    context["problem"] = problem
+    context["restore_action"] = "/restore/" + WebPath.encoded(note.path)
+    let selected = request.queryValue("commit")
+    context["entries"] = entries.map { entry -> [String: Any] in
+      let id = entry.commit.id
+      return [
+        "commit": id, "short": String(id.prefix(8)), "subject": entry.commit.subject, "author": entry.commit.author,
+        "email": entry.commit.email, "device": entry.device ?? "", "date": entry.commit.date.rfc3339,
+        "change": entry.change.rawValue, "path": entry.path, "previous_path": entry.previousPath ?? "",
+        "previous_url": base + "?commit=\(id)&against=previous", "current_url": base + "?commit=\(id)&against=current",
+        "selected": id == selected,
+      ]
+    }
+    if let selected {
+      guard let index = entries.firstIndex(where: { $0.commit.id == selected }) else {
+        throw WebError(status: 404, "No version \(selected) in the history of \(note.path)")
+      }
+      let entry = entries[index]
+      let against = request.queryValue("against") ?? "previous"
+      guard against == "previous" || against == "current" else {
+        throw WebError(status: 400, "against= must be previous or current, not \(against)")
+      }
+      let text = try repository.text(at: entry.path, in: entry.commit.id) ?? ""
+      let diff: LineDiff
+      if against == "current" {
+        diff = LineDiff(from: text, to: current)
+        context["diff_title"] = "\(entry.commit.id.prefix(8)) → the file now"
+      } else {
+        let older = index + 1 < entries.count ? entries[index + 1] : nil
+        let before = try older.map { try repository.text(at: $0.path, in: $0.commit.id) ?? "" } ?? ""
+        diff = LineDiff(from: before, to: text)
+        context["diff_title"] =
+          older.map { "\($0.commit.id.prefix(8)) → \(entry.commit.id.prefix(8))" }
+          ?? "\(entry.commit.id.prefix(8)) (the first version)"
+      }
+      context["diff"] = diff.lines.map { ["kind": $0.kind.rawValue, "text": $0.text] }
+      context["diff_added"] = diff.added
+      context["diff_removed"] = diff.removed
+      context["diff_commit"] = entry.commit.id
+    }
+    return .html(try pages.render("history.html", context), status: status)
+  }
+
+  /// A version from the history page made the note's text again, as a new commit; refused when the file changed
+  /// since the page was loaded.
+  private func restore(_ path: String, _ request: WebRequest) throws -> WebResponse {
+    let note = try existingNote(path)
+    guard let commit = request.formValue("commit"), let version = request.formValue("version") else {
+      throw WebError(status: 400, "The form has no commit or version")
+    }
+    guard let entry = try repository.history(of: note).first(where: { $0.commit.id == commit }) else {
+      throw WebError(status: 404, "No version \(commit) in the history of \(note.path)")
+    }
+    switch try repository.restore(note, from: entry.commit.id, path: entry.path, over: version) {
+    case .saved(let saved), .unchanged(let saved):
+      return .redirect("/note/" + WebPath.encoded(saved.path))
+    case .changed:
+      return try history(
+        path, WebRequest(method: "GET", target: "/"), status: 409,
+        problem: "The file changed since this page was loaded (another editor or a sync); nothing was restored. "
+          + "The history below is as it is now: restore again if that is still what you want.")
+    }
   }
 
   private func search(_ request: WebRequest) throws -> WebResponse {

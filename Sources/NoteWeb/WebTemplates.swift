@@ -154,6 +154,48 @@ enum WebTemplates {
     {% endblock %}
 
     """#,
+    "history.html": #"""
+    {% extends "base.html" %}
+    {% block title %}History of {{ note.title|e }} · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %} / <a href="{{ note.url|e }}">{{ note.title|e }}</a></nav>
+    <h1>History of {{ note.title|e }}</h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    {% if diff_title %}
+    <section class="diff">
+      <h2>{{ diff_title|e }} <span class="count">+{{ diff_added|e }} −{{ diff_removed|e }}</span></h2>
+      {% if diff %}
+      <pre>{% for line in diff %}<span class="{{ line.kind|e }}">{% if line.kind == "added" %}+{% elif line.kind == "removed" %}-{% elif line.kind == "context" %} {% endif %}{{ line.text|e }}</span>
+    {% endfor %}</pre>
+      {% else %}
+      <p class="empty">No difference.</p>
+      {% endif %}
+    </section>
+    {% endif %}
+    {% if entries %}
+    <ol class="history">
+      {% for entry in entries %}
+      <li{% if entry.selected %} class="selected"{% endif %}>
+        <p><code>{{ entry.short|e }}</code> <time datetime="{{ entry.date|e }}">{{ entry.date|e }}</time> <span class="subject">{{ entry.subject|e }}</span></p>
+        <p class="meta">{{ entry.author|e }} &lt;{{ entry.email|e }}&gt;{% if entry.device %} · device {{ entry.device|e }}{% endif %} · {{ entry.change|e }} {{ entry.path|e }}{% if entry.previous_path %} (from {{ entry.previous_path|e }}){% endif %}</p>
+        <p class="actions"><a href="{{ entry.previous_url|e }}">Diff with the version before</a> · <a href="{{ entry.current_url|e }}">Diff with the file now</a></p>
+        {% if not read_only %}
+        <form class="restore" method="post" action="{{ restore_action|e }}">
+          <input type="hidden" name="csrf" value="{{ csrf|e }}">
+          <input type="hidden" name="version" value="{{ version|e }}">
+          <input type="hidden" name="commit" value="{{ entry.commit|e }}">
+          <button type="submit">Restore this version</button>
+        </form>
+        {% endif %}
+      </li>
+      {% endfor %}
+    </ol>
+    {% else %}
+    <p class="empty">No commit has this note yet: it is not committed.</p>
+    {% endif %}
+    {% endblock %}
+
+    """#,
     "home.html": #"""
     {% extends "base.html" %}
     {% block title %}{{ root_name|e }} · nb{% endblock %}
@@ -203,7 +245,7 @@ enum WebTemplates {
     <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %}</nav>
     <article class="note">
       <h1 class="note-title">{{ note.title|e }}</h1>
-      {% if not read_only %}<p class="actions"><a href="{{ note.edit_url|e }}">Edit</a></p>{% endif %}
+      <p class="actions">{% if not read_only %}<a href="{{ note.edit_url|e }}">Edit</a> · {% endif %}<a href="{{ note.history_url|e }}">History</a></p>
       <p class="chips">
         {% for tag in note.tags %}<a class="chip tag" href="{{ tag.url|e }}">#{{ tag.name|e }}</a> {% endfor %}
         {% for field in fields %}<span class="chip"><span class="key">{{ field.key|e }}</span> {{ field.value|e }}</span> {% endfor %}
@@ -372,6 +414,17 @@ enum WebTemplates {
     .actions { margin: .3rem 0 1rem; }
     .current pre { background: var(--code); padding: .8rem; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; }
     .help pre { white-space: pre-wrap; font-size: .85rem; }
+    ol.history { list-style: none; padding: 0; margin: 0; }
+    ol.history li { padding: .5rem 0; border-bottom: 1px solid var(--line); }
+    ol.history li.selected { background: var(--chip); }
+    ol.history p { margin: .1rem 0; overflow-wrap: anywhere; }
+    .restore { display: inline; }
+    .diff pre {
+      background: var(--code); padding: .8rem; border-radius: 6px; overflow-x: auto;
+      font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: .85rem;
+    }
+    .diff .added { color: #1a7f37; } .diff .removed { color: #cf222e; } .diff .hunk { color: var(--muted); }
+    @media (prefers-color-scheme: dark) { .diff .added { color: #3fb950; } .diff .removed { color: #f85149; } }
     @media (min-width: 60rem) {
       main:has(> .note) { display: grid; grid-template-columns: minmax(0, 3fr) minmax(14rem, 1fr); gap: 2rem; }
       main:has(> .note) > .crumbs { grid-column: 1 / -1; }
