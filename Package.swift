@@ -82,6 +82,7 @@ let package = Package(
         "NoteWatch",
         "LinkKit",
         "InkKit",
+        "TaskKit",
         "CCmarkGFM",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -141,7 +142,7 @@ let package = Package(
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),
     .testTarget(
-      name: "NoteWebTests", dependencies: ["NoteWeb", "NoteStore", "NoteWatch", "LinkKit", "NBTestSupport"]),
+      name: "NoteWebTests", dependencies: ["NoteWeb", "NoteStore", "NoteWatch", "TaskKit", "LinkKit", "NBTestSupport"]),
     .testTarget(name: "NoteWatchTests", dependencies: ["NoteWatch", "NoteStore", "GitKit", "NBTestSupport"]),
     // Slow end-to-end tests of `nb watch`: real watcher processes (the built nb), real editors, git as the oracle.
     .testTarget(name: "NBWatchTests", dependencies: ["NBTestSupport"]),

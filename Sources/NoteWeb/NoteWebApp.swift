@@ -2,6 +2,7 @@ import Foundation
 import InkKit
 import LinkKit
 import NoteStore
+import TaskKit
 
 /// The web app of `nb serve`: a request in, a response out, over one repository through NoteStore's public API.
 ///
@@ -53,6 +54,7 @@ public final class NoteWebApp {
     if request.method == "POST" {
       if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
       if let rest = path.dropPrefix("/restore/") { return try restore(try WebPath.repositoryPath(rest), request) }
+      if path == "/tasks/done" { return try completeTask(request) }
       throw WebError(status: 404, "No such form")
     }
     if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
@@ -60,6 +62,7 @@ public final class NoteWebApp {
     // Every page's script subscribes here (Server-Sent Events); the server streams the changes.
     if path == "/events" { return .eventStream() }
     if path == "/search" { return try search(request) }
+    if path == "/tasks" { return try tasks(request) }
     if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
     if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }
     if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest)) }
@@ -300,6 +303,86 @@ public final class NoteWebApp {
     }
   }
 
+  /// Open tasks as the task views list them: Overdue, Today, Upcoming (7 days), No date, each grouped by project
+  /// (the task's notebook); `?project=` keeps one project's (and those below it).
+  private func tasks(_ request: WebRequest, status: Int = 200, problem: String? = nil) throws -> WebResponse {
+    let project = request.queryValue("project").flatMap { $0.isEmpty ? nil : $0 }
+    func list(_ view: TaskQuery.View) throws -> [TaskEntry] {
+      try repository.tasks(TaskQuery(view: view, project: project))
+    }
+    let overdue = try list(.overdue)
+    let late = Set(overdue.map(\.selector))
+    let sections: [(String, String, [TaskEntry])] = [
+      ("overdue", "Overdue", overdue),
+      ("today", "Today", try list(.today).filter { !late.contains($0.selector) }),
+      ("upcoming", "Upcoming", try list(.upcoming(days: 7)).filter { !late.contains($0.selector) && !$0.isDueToday(repository) }),
+      ("no-date", "No date", try list(.noDue)),
+    ]
+    var context = common(request)
+    context["project"] = project ?? ""
+    context["problem"] = problem
+    context["sections"] = sections.map { id, title, entries -> [String: Any] in
+      var groups: [(String, [TaskEntry])] = []
+      for entry in entries {
+        let name = entry.note.notebook
+        if let index = groups.firstIndex(where: { $0.0 == name }) {
+          groups[index].1.append(entry)
+        } else {
+          groups.append((name, [entry]))
+        }
+      }
+      return [
+        "id": id, "title": title, "count": entries.count,
+        "groups": groups.map { name, entries -> [String: Any] in
+          [
+            "name": name.isEmpty ? "(top level)" : name,
+            "url": "/tasks?project=" + WebPath.queryValue(name), "tasks": entries.map(taskItem),
+          ]
+        },
+      ]
+    }
+    return .html(try pages.render("tasks.html", context), status: status)
+  }
+
+  private func taskItem(_ entry: TaskEntry) -> [String: Any] {
+    var item: [String: Any] = [
+      "selector": entry.selector, "title": entry.task.title, "url": "/note/" + WebPath.encoded(entry.note.path),
+      "priority": entry.task.priority.text, "overdue": entry.isOverdue, "status": entry.task.status.text,
+    ]
+    if [.low, .high, .urgent].contains(entry.task.priority) { item["priority_label"] = entry.task.priority.text }
+    if let due = entry.task.due { item["due"] = due.text }
+    if let recurrence = entry.task.recurrence { item["recurrence"] = recurrence }
+    if entry.subtasksTotal > 0 { item["subtasks"] = "\(entry.subtasksDone)/\(entry.subtasksTotal)" }
+    if let line = entry.line { item["where"] = "\(entry.note.path):\(line)" }
+    return item
+  }
+
+  /// A task ticked on the tasks page: exactly `nb task done` (one commit; a repeating task moves to its next
+  /// date). The form names the task by selector and title, so a list that moved underneath it ticks nothing.
+  private func completeTask(_ request: WebRequest) throws -> WebResponse {
+    guard let selector = request.formValue("task"), let title = request.formValue("title") else {
+      throw WebError(status: 400, "The form has no task or title")
+    }
+    let entry: TaskEntry
+    do {
+      entry = try repository.resolveTask(selector)
+    } catch let error as NoteStoreError {
+      return try tasks(request, status: 409, problem: "Nothing was ticked: \(error)")
+    }
+    // The selector (a path, or path:line) must still be the task the page showed.
+    guard entry.selector == selector, entry.task.title == title else {
+      return try tasks(
+        request, status: 409,
+        problem: "Nothing was ticked: \(selector) is no longer \"\(title)\" (the file changed); the list is as it is now.")
+    }
+    guard !entry.task.status.isClosed else {
+      return try tasks(request, status: 409, problem: "Nothing was ticked: \"\(title)\" is \(entry.task.status.text) already.")
+    }
+    try repository.completeTask(entry)
+    let back = request.formValue("project").flatMap { $0.isEmpty ? nil : $0 }
+    return .redirect("/tasks" + (back.map { "?project=" + WebPath.queryValue($0) } ?? ""))
+  }
+
   private func search(_ request: WebRequest) throws -> WebResponse {
     let query = request.queryValue("q") ?? ""
     var context = common(request)
@@ -484,6 +567,14 @@ struct WebError: Error {
   init(status: Int, _ message: String) {
     self.status = status
     self.message = message
+  }
+}
+
+extension TaskEntry {
+  /// Due today (any time): listed under Today, not Upcoming.
+  fileprivate func isDueToday(_ repository: NoteRepository) -> Bool {
+    guard let due = task.due else { return false }
+    return due.day == repository.today
   }
 }
 

@@ -111,6 +111,7 @@ enum WebTemplates {
         <input type="search" name="q" value="{{ query|e }}" placeholder="Search: words, tag:x, notebook:y" aria-label="Search notes" accesskey="s">
         <button type="submit">Search</button>
       </form>
+      <nav class="sections"><a href="/tasks">Tasks</a></nav>
     </header>
     <main>
     {% block content %}{% endblock %}
@@ -359,6 +360,7 @@ enum WebTemplates {
     .brand { font-weight: 700; font-size: 1.2rem; color: var(--fg); }
     .search { display: flex; flex: 1 1 16rem; gap: .4rem; }
     .search input { flex: 1; min-width: 0; }
+    .sections { display: flex; gap: .8rem; }
     input, button, textarea {
       font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px;
       padding: .35rem .6rem;
@@ -418,7 +420,12 @@ enum WebTemplates {
     ol.history li { padding: .5rem 0; border-bottom: 1px solid var(--line); }
     ol.history li.selected { background: var(--chip); }
     ol.history p { margin: .1rem 0; overflow-wrap: anywhere; }
-    .restore { display: inline; }
+    .restore, .tick { display: inline; }
+    ul.tasks { list-style: none; padding: 0; margin: 0 0 1rem; }
+    ul.tasks li { padding: .35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+    ul.tasks .tick button { padding: 0 .45rem; margin-right: .4rem; }
+    ul.tasks li.overdue .meta { color: var(--warn); }
+    section.tasks h3 { font-size: .95rem; margin: .8rem 0 .2rem; }
     .diff pre {
       background: var(--code); padding: .8rem; border-radius: 6px; overflow-x: auto;
       font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: .85rem;
@@ -433,6 +440,43 @@ enum WebTemplates {
       .columns { grid-template-columns: 1fr; }
       main { padding: .75rem; }
     }
+
+    """#,
+    "tasks.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Tasks · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a>{% if project %} / <a href="/tasks">Tasks</a>{% endif %}</nav>
+    <h1>Tasks{% if project %} in {{ project|e }}{% endif %}</h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    {% for section in sections %}
+    <section class="tasks" id="{{ section.id|e }}">
+      <h2>{{ section.title|e }} <span class="count">{{ section.count|e }}</span></h2>
+      {% for group in section.groups %}
+      <h3><a href="{{ group.url|e }}">{{ group.name|e }}</a></h3>
+      <ul class="tasks">
+        {% for task in group.tasks %}
+        <li class="priority-{{ task.priority|e }}{% if task.overdue %} overdue{% endif %}">
+          {% if not read_only %}
+          <form class="tick" method="post" action="/tasks/done">
+            <input type="hidden" name="csrf" value="{{ csrf|e }}">
+            <input type="hidden" name="task" value="{{ task.selector|e }}">
+            <input type="hidden" name="title" value="{{ task.title|e }}">
+            <input type="hidden" name="project" value="{{ project|e }}">
+            <button type="submit" title="Done" aria-label="Done: {{ task.title|e }}">✓</button>
+          </form>
+          {% endif %}
+          <a class="title" href="{{ task.url|e }}">{{ task.title|e }}</a>
+          <span class="meta">{% if task.due %}due {{ task.due|e }}{% endif %}{% if task.recurrence %} · repeats{% endif %}{% if task.priority_label %} · {{ task.priority_label|e }}{% endif %}{% if task.subtasks %} · {{ task.subtasks|e }}{% endif %}{% if task.status != "open" %} · {{ task.status|e }}{% endif %}{% if task.where %} · {{ task.where|e }}{% endif %}</span>
+        </li>
+        {% endfor %}
+      </ul>
+      {% empty %}
+      <p class="empty">None.</p>
+      {% endfor %}
+    </section>
+    {% endfor %}
+    {% endblock %}
 
     """#,
   ]

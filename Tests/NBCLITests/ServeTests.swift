@@ -260,6 +260,26 @@ final class ServeTests: NBCLITestCase {
     XCTAssertTrue(stream.waitForEnd(seconds: 10), "the stream ends with the server")
   }
 
+  func testTickingATaskIsExactlyNbTaskDone() throws {
+    let env = ["NB_NOW": "2026-03-10T12:00:00Z", "TZ": "UTC", "NB_DEVICE": "laptop"]
+    try makeRepository()
+    try nbSucceeds("task", "add", "Water plants", "--project", "home", "--due", "today", "--repeat", "daily", env: env)
+    let oracle = try Oracle(self, env: env)
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"], env: env)
+    defer { server.stop() }
+    let browser = try Browser(server, page: "/tasks")
+    XCTAssertTrue(browser.page.contains(">Water plants</a>"), browser.page)
+
+    // Ticking a repeating task: the same bytes and the same commit as nb task done.
+    let ticked = try browser.post("/tasks/done", [("task", "home/water-plants.md"), ("title", "Water plants")])
+    XCTAssertEqual(ticked.status, 303, ticked.body)
+    try oracle.nb("task", "done", "home/water-plants.md")
+    XCTAssertEqual(try read("home/water-plants.md"), try oracle.read("home/water-plants.md"))
+    XCTAssertTrue(try String(contentsOf: url("home/water-plants.md"), encoding: .utf8).contains("2026-03-11"), "moved on")
+    XCTAssertEqual(try Oracle.lastCommit(git), try Oracle.lastCommit(oracle.git))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
   // MARK: - Helpers
 
   private func assertSecurityHeaders(_ answer: HTTPAnswer, file: StaticString = #filePath, line: UInt = #line) {
@@ -425,6 +445,62 @@ func http(
     return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
   }
   return HTTPAnswer(status: status, headers: fields, body: String(text[split.upperBound...]))
+}
+
+/// A clone of the test's repository where the nb commands do what a page does, to compare the two.
+struct Oracle {
+  let root: URL
+  let git: GitCLI
+  let env: [String: String]
+  unowned let test: NBCLITestCase
+
+  init(_ test: NBCLITestCase, env: [String: String]) throws {
+    root = test.temp.file("oracle")
+    _ = try test.git.run("clone", "--quiet", test.root.path, root.path)
+    git = try GitCLI(workTree: root, home: test.home)
+    self.env = env.merging(["NB_DIR": root.path]) { $1 }
+    self.test = test
+  }
+
+  func nb(_ args: String..., file: StaticString = #filePath, line: UInt = #line) throws {
+    let result = try test.nb(arguments: args, env: env)
+    XCTAssertEqual(result.status, 0, "nb \(args) in the oracle: \(result.stderr)", file: file, line: line)
+  }
+
+  func read(_ path: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(path)) }
+  func text(_ path: String) throws -> String { try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }
+
+  /// The last commit's subject, body, author and date.
+  static func lastCommit(_ git: GitCLI) throws -> String { try git.run("log", "-1", "--format=%s%n%b%n%an %ae %ad") }
+}
+
+/// A browser's session with a server: its cookie, and the CSRF token of a page it loaded, for posting forms.
+struct Browser {
+  let port: Int
+  let cookie: (String, String)
+  let csrf: String
+  let page: String
+
+  init(_ server: ServeProcess, page target: String) throws {
+    port = server.port
+    cookie = ("Cookie", "nb_token_\(server.port)=\(server.token)")
+    let answer = try http(port, target, headers: [cookie])
+    XCTAssertEqual(answer.status, 200, answer.body)
+    page = answer.body
+    let start = try XCTUnwrap(page.range(of: #"name="csrf" value=""#)).upperBound
+    csrf = String(page[start...].prefix { $0 != "\"" })
+  }
+
+  /// A form posted as the browser posts it (cookie, Origin, CSRF token).
+  func post(_ target: String, _ fields: [(String, String)]) throws -> HTTPAnswer {
+    let body = (fields + [("csrf", csrf)])
+      .map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+      .joined(separator: "&")
+    return try http(
+      port, target, method: "POST",
+      headers: [cookie, ("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/x-www-form-urlencoded")],
+      body: Data(body.utf8))
+  }
 }
 
 /// A client of `GET /events` over a socket of its own: the answer's head, then the stream read as it comes.
