@@ -94,6 +94,25 @@ final class RepositoryFeedTests: XCTestCase {
     XCTAssertEqual(recorder.all.count, count)
   }
 
+  func testTheHandlerMayStopTheFeedAndDropTheLastReferenceToIt() throws {
+    final class Owner: @unchecked Sendable {
+      var feed: RepositoryFeed?
+      let stopped = DispatchSemaphore(value: 0)
+    }
+    let owner = Owner()
+    let feed = try RepositoryFeed(root: root, latency: 0.01, backend: .inotify)
+    owner.feed = feed
+    feed.start { [owner] _ in
+      // As an app's view going away on the first change would: stop, and let go of the feed, here.
+      owner.feed?.stop()
+      owner.feed = nil
+      owner.stopped.signal()
+    }
+    try Data("x".utf8).write(to: root.appendingPathComponent("a.md"))
+    XCTAssertEqual(owner.stopped.wait(timeout: .now() + 5), .success, "the handler ran and returned")
+    XCTAssertNil(owner.feed)
+  }
+
   func testAMissingRootIsAnError() {
     XCTAssertThrowsError(try RepositoryFeed(root: root.appendingPathComponent("nowhere"))) { error in
       XCTAssertTrue("\(error)".contains("nowhere"), "\(error)")

@@ -38,6 +38,8 @@ public final class RepositoryFeed: @unchecked Sendable {
 
   private let files: DirectoryWatcher
   private let queue = DispatchQueue(label: "nb.feed")
+  /// Set on `queue`, so that ``stop()`` knows it is called from the handler (or a deinit the handler caused).
+  private let onQueue = DispatchSpecificKey<Bool>()
   /// On `queue` only.
   private var pending = Set<String>()
   private var lost = false
@@ -66,6 +68,7 @@ public final class RepositoryFeed: @unchecked Sendable {
     } catch {
       throw WatchError.cannotWatch("cannot watch \(self.root.path): \(error)")
     }
+    queue.setSpecific(key: onQueue, value: true)
   }
 
   deinit {
@@ -98,9 +101,14 @@ public final class RepositoryFeed: @unchecked Sendable {
     }
   }
 
-  /// Stops: no change is reported once it returns. Idempotent; not from inside the handler.
+  /// Stops: no change is reported once it returns (from inside the handler: none after the one being handled).
+  /// Idempotent.
   public func stop() {
     files.stop()
-    queue.sync { stopped = true }
+    if DispatchQueue.getSpecific(key: onQueue) == true {
+      stopped = true
+    } else {
+      queue.sync { stopped = true }
+    }
   }
 }
