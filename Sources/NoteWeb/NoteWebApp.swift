@@ -55,6 +55,8 @@ public final class NoteWebApp {
       if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
       if let rest = path.dropPrefix("/restore/") { return try restore(try WebPath.repositoryPath(rest), request) }
       if path == "/tasks/done" { return try completeTask(request) }
+      if path == "/capture" { return try capture(request) }
+      if path == "/inbox/file" { return try fileItem(request) }
       throw WebError(status: 404, "No such form")
     }
     if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
@@ -63,6 +65,7 @@ public final class NoteWebApp {
     if path == "/events" { return .eventStream() }
     if path == "/search" { return try search(request) }
     if path == "/tasks" { return try tasks(request) }
+    if path == "/inbox" { return try inbox(request) }
     if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
     if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }
     if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest)) }
@@ -381,6 +384,70 @@ public final class NoteWebApp {
     try repository.completeTask(entry)
     let back = request.formValue("project").flatMap { $0.isEmpty ? nil : $0 }
     return .redirect("/tasks" + (back.map { "?project=" + WebPath.queryValue($0) } ?? ""))
+  }
+
+  /// The capture box every page carries: exactly `nb capture TEXT` (one commit), then the inbox.
+  private func capture(_ request: WebRequest) throws -> WebResponse {
+    guard let text = request.formValue("text") else { throw WebError(status: 400, "The form has no text") }
+    guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+      throw WebError(status: 400, "Nothing to capture: the box is empty")
+    }
+    // Browsers send a textarea's lines with CRLF; a capture from a terminal has LF.
+    let note = try repository.capture(text.replacingOccurrences(of: "\r\n", with: "\n"))
+    return .redirect("/inbox#" + WebPath.queryValue(note.path))
+  }
+
+  /// Items waiting in the inbox, newest first, each with the suggested notebook and its confidence (as `nb inbox`
+  /// lists them): one button files it there, a menu of notebooks corrects.
+  private func inbox(_ request: WebRequest, status: Int = 200, problem: String? = nil) throws -> WebResponse {
+    let items = try repository.inboxItems()
+    let advice = try repository.advice(for: items)
+    let inboxNotebook = repository.config.defaultNotebook
+    let notebooks = try repository.notebooks().map(\.path).filter { $0 != inboxNotebook }.sorted()
+    var context = common(request)
+    context["problem"] = problem
+    context["items"] = zip(items, advice).map { item, advice -> [String: Any] in
+      var entry: [String: Any] = [
+        "path": item.path, "title": item.title, "url": "/note/" + WebPath.encoded(item.path),
+        "tags": item.tags.map(Self.tagItem), "captured": item.created?.rfc3339 ?? "",
+        "candidates": advice.candidates.map {
+          ["notebook": $0.notebook, "percent": Self.percent($0.confidence)]
+        },
+        "notebooks": notebooks.map { ["path": $0, "selected": $0 == advice.suggestion?.notebook] as [String: Any] },
+      ]
+      if let suggestion = advice.suggestion {
+        entry["suggestion"] = suggestion.notebook
+        entry["percent"] = Self.percent(suggestion.confidence)
+        entry["by_command"] = advice.source == .command
+      }
+      return entry
+    }
+    return .html(try pages.render("inbox.html", context), status: status)
+  }
+
+  private static func percent(_ confidence: Double) -> String {
+    "\(Int((confidence * 100).rounded()))%"
+  }
+
+  /// An item filed from the inbox page: exactly `nb inbox file ITEM NOTEBOOK` (the move, `status: filed`, the
+  /// decision recorded with what was suggested; one commit).
+  private func fileItem(_ request: WebRequest) throws -> WebResponse {
+    guard let path = request.formValue("item"), let chosen = request.formValue("notebook") else {
+      throw WebError(status: 400, "The form has no item or notebook")
+    }
+    let note = try existingNote(try WebPath.repositoryPath(Substring(path)))
+    let advice = try repository.advice(for: note)
+    let target = chosen.isEmpty ? advice.suggestion?.notebook : chosen
+    guard let target else {
+      return try inbox(request, status: 400, problem: "No notebook chosen for \(note.path), and no suggestion is sure enough: choose one.")
+    }
+    do {
+      try repository.file(
+        note, to: target, suggested: advice.suggestion?.notebook, confidence: advice.suggestion?.confidence)
+    } catch NoteStoreError.invalidArgument(let message) {
+      return try inbox(request, status: 400, problem: "Not filed: \(message)")
+    }
+    return .redirect("/inbox")
   }
 
   private func search(_ request: WebRequest) throws -> WebResponse {

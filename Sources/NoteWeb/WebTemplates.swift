@@ -111,7 +111,14 @@ enum WebTemplates {
         <input type="search" name="q" value="{{ query|e }}" placeholder="Search: words, tag:x, notebook:y" aria-label="Search notes" accesskey="s">
         <button type="submit">Search</button>
       </form>
-      <nav class="sections"><a href="/tasks">Tasks</a></nav>
+      <nav class="sections"><a href="/tasks">Tasks</a> <a href="/inbox">Inbox</a></nav>
+      {% if not read_only %}
+      <form class="capture" action="/capture" method="post">
+        <input type="hidden" name="csrf" value="{{ csrf|e }}">
+        <input type="text" name="text" placeholder="Capture a thought into the inbox" aria-label="Capture into the inbox" required>
+        <button type="submit">Capture</button>
+      </form>
+      {% endif %}
     </header>
     <main>
     {% block content %}{% endblock %}
@@ -219,6 +226,48 @@ enum WebTemplates {
       {% include "note-list.html" %}
     </section>
     </div>
+    {% endblock %}
+
+    """#,
+    "inbox.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Inbox · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a></nav>
+    <h1>Inbox <span class="count">{{ items.count|e }} waiting</span></h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    {% if items %}
+    <ul class="inbox">
+      {% for item in items %}
+      <li id="{{ item.path|e }}">
+        <a class="title" href="{{ item.url|e }}">{{ item.title|e }}</a>
+        <span class="meta">{{ item.captured|e }}</span>
+        {% for tag in item.tags %}<a class="chip tag" href="{{ tag.url|e }}">#{{ tag.name|e }}</a> {% endfor %}
+        <p class="meta">{% if item.suggestion %}Suggested: <strong>{{ item.suggestion|e }}</strong> {{ item.percent|e }}{% if item.by_command %} (your command){% endif %}{% else %}No suggestion{% endif %}{% if item.candidates %} · likeliest: {% for candidate in item.candidates %}{{ candidate.notebook|e }} {{ candidate.percent|e }}{% if not forloop.last %}, {% endif %}{% endfor %}{% endif %}</p>
+        {% if not read_only %}
+        {% if item.suggestion %}
+        <form class="file accept" method="post" action="/inbox/file">
+          <input type="hidden" name="csrf" value="{{ csrf|e }}">
+          <input type="hidden" name="item" value="{{ item.path|e }}">
+          <input type="hidden" name="notebook" value="{{ item.suggestion|e }}">
+          <button type="submit">File in {{ item.suggestion|e }}</button>
+        </form>
+        {% endif %}
+        <form class="file correct" method="post" action="/inbox/file">
+          <input type="hidden" name="csrf" value="{{ csrf|e }}">
+          <input type="hidden" name="item" value="{{ item.path|e }}">
+          <select name="notebook" aria-label="Notebook for {{ item.title|e }}">
+            {% for notebook in item.notebooks %}<option value="{{ notebook.path|e }}"{% if notebook.selected %} selected{% endif %}>{{ notebook.path|e }}</option>{% endfor %}
+          </select>
+          <button type="submit">File</button>
+        </form>
+        {% endif %}
+      </li>
+      {% endfor %}
+    </ul>
+    {% else %}
+    <p class="empty">Nothing waits in the inbox.</p>
+    {% endif %}
     {% endblock %}
 
     """#,
@@ -360,7 +409,15 @@ enum WebTemplates {
     .brand { font-weight: 700; font-size: 1.2rem; color: var(--fg); }
     .search { display: flex; flex: 1 1 16rem; gap: .4rem; }
     .search input { flex: 1; min-width: 0; }
+    .capture { display: flex; flex: 1 1 16rem; gap: .4rem; }
+    .capture input[type=text] { flex: 1; min-width: 0; }
     .sections { display: flex; gap: .8rem; }
+    ul.inbox { list-style: none; padding: 0; margin: 0; }
+    ul.inbox li { padding: .5rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+    ul.inbox .title { font-weight: 600; }
+    ul.inbox p { margin: .2rem 0; }
+    .file { display: inline-flex; gap: .3rem; margin-right: .6rem; }
+    select { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; }
     input, button, textarea {
       font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px;
       padding: .35rem .6rem;

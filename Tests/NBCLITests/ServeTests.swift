@@ -280,6 +280,47 @@ final class ServeTests: NBCLITestCase {
     XCTAssertEqual(try git.statusPorcelain(), "")
   }
 
+  func testCapturingAndFilingAreExactlyNbCaptureAndNbInboxFile() throws {
+    let env = ["NB_NOW": "2026-03-10T12:00:00Z", "TZ": "UTC", "NB_DEVICE": "laptop"]
+    try makeRepository()
+    try nbSucceeds("add", "Dentist", "--notebook", "health", "--content", "dentist teeth bridge appointment", env: env)
+    try nbSucceeds("add", "Standup", "--notebook", "work", "--content", "meeting agenda team sprint", env: env)
+    let oracle = try Oracle(self, env: env)
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"], env: env)
+    defer { server.stop() }
+    let browser = try Browser(server, page: "/")
+    // Every note's id is new, so ids are left out of the comparison (and the decision's item, which is one).
+    func withoutIDs(_ text: String) -> String {
+      text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("id: ") }
+        .joined(separator: "\n").replacingOccurrences(of: #"Nb-Note-Id: \S+"#, with: "", options: .regularExpression)
+        .replacingOccurrences(of: #""item":"[^"]+""#, with: "", options: .regularExpression)
+    }
+
+    // The capture box: nb capture's note and commit.
+    let text = "call the dentist about the bridge"
+    let captured = try browser.post("/capture", [("text", text)])
+    XCTAssertEqual(captured.status, 303, captured.body)
+    try oracle.nb("capture", text)
+    let item = "inbox/call-the-dentist-about-the-bridge.md"
+    XCTAssertEqual(withoutIDs(try String(contentsOf: url(item), encoding: .utf8)), withoutIDs(try oracle.text(item)))
+    XCTAssertEqual(withoutIDs(try Oracle.lastCommit(git)), withoutIDs(try Oracle.lastCommit(oracle.git)))
+    let inbox = try http(server.port, "/inbox", headers: [browser.cookie])
+    XCTAssertTrue(inbox.body.contains(#"<input type="hidden" name="item" value="\#(item)">"#), inbox.body)
+
+    // Filing it somewhere else than suggested: the move and the decision as nb inbox file records them.
+    let filed = try browser.post("/inbox/file", [("item", item), ("notebook", "work")])
+    XCTAssertEqual(filed.status, 303, filed.body)
+    try oracle.nb("inbox", "file", item, "work")
+    let moved = "work/call-the-dentist-about-the-bridge.md"
+    XCTAssertEqual(withoutIDs(try String(contentsOf: url(moved), encoding: .utf8)), withoutIDs(try oracle.text(moved)))
+    let decisions = ".nb/inbox/decisions.jsonl"
+    let log = try String(contentsOf: url(decisions), encoding: .utf8)
+    XCTAssertEqual(withoutIDs(log), withoutIDs(try oracle.text(decisions)))
+    XCTAssertTrue(log.contains(#""chosen":"work""#), log)
+    XCTAssertEqual(withoutIDs(try Oracle.lastCommit(git)), withoutIDs(try Oracle.lastCommit(oracle.git)))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
   // MARK: - Helpers
 
   private func assertSecurityHeaders(_ answer: HTTPAnswer, file: StaticString = #filePath, line: UInt = #line) {
