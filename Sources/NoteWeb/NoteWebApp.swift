@@ -18,6 +18,8 @@ public final class NoteWebApp {
   public var pageSize = 50
   /// Notes on the home page's recent list.
   public var recentCount = 20
+  /// The largest file `/file/` serves, in bytes; a larger one is refused with 413 (open it from the repository).
+  public var fileLimit: Int64 = 1 << 30
 
   private let pages = WebPages()
 
@@ -42,6 +44,7 @@ public final class NoteWebApp {
       if request.method == "HEAD" {
         response.body = Data()
         response.isEventStream = false
+        response.file = nil
       }
       return security.finish(response)
     }
@@ -477,7 +480,11 @@ public final class NoteWebApp {
     guard let url = try WebPath.file(path, in: repository.root),
       FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
     else { throw WebError(status: 404, "No file \(path)") }
-    let data = try Data(contentsOf: url)
+    let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64 ?? 0
+    guard size <= fileLimit else {
+      throw WebError(
+        status: 413, "\(path) is \(size) bytes, more than this server sends (\(fileLimit)); open it from the repository")
+    }
     let name = String(path.split(separator: "/").last ?? "file")
     var headers: [(name: String, value: String)] = [("Content-Security-Policy", WebSecurity.filePolicy)]
     // Only raster images are shown as themselves; anything else (HTML, SVG, PDF, text) is a download, so no file
@@ -491,7 +498,10 @@ public final class NoteWebApp {
       headers.append(
         ("Content-Disposition", "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(WebPath.queryValue(name))"))
     }
-    return WebResponse(status: 200, headers: headers, body: data)
+    headers.append(("Content-Length", "\(size)"))
+    var response = WebResponse(status: 200, headers: headers)
+    response.file = url
+    return response
   }
 
   private func ink(_ path: String, _ request: WebRequest) throws -> WebResponse {
@@ -571,10 +581,11 @@ public final class NoteWebApp {
     ["name": tag, "url": "/search?q=" + WebPath.queryValue("tag:" + quoted(tag))]
   }
 
-  /// A query value, in double quotes when it holds anything the query language would read otherwise.
+  /// A query value, in double quotes when it holds anything the query language would read otherwise (a quote
+  /// inside doubled, as the language reads it).
   static func quoted(_ value: String) -> String {
     value.contains(where: { $0.isWhitespace || "\"()".contains($0) })
-      ? "\"\(value.replacingOccurrences(of: "\"", with: ""))\"" : value
+      ? "\"\(value.replacingOccurrences(of: "\"", with: "\"\""))\"" : value
   }
 
   private static func crumbs(_ notebook: String) -> [[String: String]] {
@@ -619,7 +630,8 @@ public final class NoteWebApp {
       (status, message) = (500, "\(error)")
     }
     let heading =
-      [400: "Bad request", 403: "Forbidden", 404: "Not found", 422: "Cannot do that"][status] ?? "Something went wrong"
+      [400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Changed meanwhile", 413: "Too large",
+       422: "Cannot do that"][status] ?? "Something went wrong"
     let context = common(nil).merging(["status": status, "heading": heading, "message": message]) { $1 }
     guard let page = try? pages.render("error.html", context) else { return .text(message, status: status) }
     return .html(page, status: status)

@@ -173,6 +173,22 @@ public enum NoteWebServer {
         if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
       }
       if tooLarge { fields[.connection] = "close" }
+      if let file = answer.file {
+        let length = answer.header("Content-Length").flatMap { Int($0) } ?? 0
+        fields[.contentLength] = nil
+        // Read a piece at a time, so a large attachment never sits in memory whole; at most the length announced.
+        let body = ResponseBody(contentLength: length) { writer in
+          let handle = try FileHandle(forReadingFrom: file)
+          defer { try? handle.close() }
+          var left = length
+          while left > 0, let piece = try handle.read(upToCount: min(left, 1 << 16)), !piece.isEmpty {
+            try await writer.write(ByteBuffer(bytes: piece))
+            left -= piece.count
+          }
+          try await writer.finish(nil)
+        }
+        return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: body)
+      }
       guard answer.isEventStream else {
         return Response(
           status: HTTPResponse.Status(code: answer.status), headers: fields,

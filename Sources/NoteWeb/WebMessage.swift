@@ -74,6 +74,9 @@ public struct WebResponse: Sendable {
   /// Whether the body is the repository's live event stream (Server-Sent Events, ``LiveUpdates``), which the
   /// server writes after these headers for as long as the page stays open; `body` is then empty.
   public var isEventStream = false
+  /// A file whose first `Content-Length` bytes the server streams after these headers (an attachment), read in
+  /// pieces rather than held in memory; `body` is then empty.
+  public var file: URL?
 
   /// A response.
   public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {

@@ -260,6 +260,22 @@ final class ServeTests: NBCLITestCase {
     XCTAssertTrue(stream.waitForEnd(seconds: 10), "the stream ends with the server")
   }
 
+  func testAttachmentsAreStreamedWhole() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "x")
+    // 1.2 MB of numbered lines: larger than any one piece the server reads.
+    let text = (0..<100_000).map { String(format: "line %06d\n", $0) }.joined()
+    try write("work/roadmap.files/log.txt", text)
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let answer = try http(server.port, "/file/work/roadmap.files/log.txt", headers: [("X-NB-Token", server.token)])
+    XCTAssertEqual(answer.status, 200)
+    XCTAssertEqual(answer.header("Content-Length"), "\(text.utf8.count)")
+    XCTAssertEqual(answer.header("Content-Type"), "application/octet-stream")
+    XCTAssertEqual(answer.body.count, text.count)
+    XCTAssertTrue(answer.body == text, "the bytes as on disk")
+  }
+
   func testTickingATaskIsExactlyNbTaskDone() throws {
     let env = ["NB_NOW": "2026-03-10T12:00:00Z", "TZ": "UTC", "NB_DEVICE": "laptop"]
     try makeRepository()

@@ -85,6 +85,24 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertEqual(get("/notebook/.git").status, 403)
   }
 
+  func testNotebooksAndTagsWithQuotesInTheirNamesAreFound() throws {
+    // Written as another app would: a folder name with quotes, spaces and parentheses, a tag with a quote.
+    for (folder, title) in [(#"say "hi" (now)"#, "Inside"), (#"say "hi" (now)/deeper"#, "Deeper"), ("say", "Other")] {
+      try FileManager.default.createDirectory(
+        at: notes.root.appendingPathComponent(folder), withIntermediateDirectories: true)
+      try Data("---\ntitle: \(title)\ntags: ['a \"b']\n---\nx\n".utf8).write(
+        to: notes.root.appendingPathComponent(folder + "/" + title.lowercased() + ".md"))
+    }
+    let page = get("/notebook/" + WebPath.encoded(#"say "hi" (now)"#))
+    XCTAssertEqual(page.status, 200, page.html)
+    XCTAssertTrue(page.html.contains(">Inside</a>"), page.html)
+    XCTAssertFalse(page.html.contains(">Deeper</a>") || page.html.contains(">Other</a>"), page.html)
+    let tag = get("/search?q=" + WebPath.queryValue(#"tag:"a ""b""#))
+    XCTAssertEqual(tag.status, 200, tag.html)
+    XCTAssertTrue(tag.html.contains(">Inside</a>") && tag.html.contains(">Other</a>"), tag.html)
+    XCTAssertTrue(get("/note/say/other.md").html.contains(#"href="/search?q=tag%3A%22a%20%22%22b%22">#a &quot;b</a>"#))
+  }
+
   func testNotePageRendersMarkdownLinksBacklinksAndChips() throws {
     _ = try add("Goals", "work", "The goals.")
     let roadmap = try add(
@@ -158,6 +176,16 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertTrue(svg.header("Content-Security-Policy")?.contains("sandbox") == true)
     let png = get("/file/" + WebPath.encoded(folder + "/p.png")).response
     XCTAssertEqual(png.header("Content-Type"), "image/png")
+    // Streamed by the server from the file, not read into the answer.
+    XCTAssertEqual(png.file?.path, notes.root.appendingPathComponent(folder + "/p.png").path)
+    XCTAssertEqual(png.header("Content-Length"), "4")
+    XCTAssertEqual(png.body, Data())
+    app.fileLimit = 3
+    let big = get("/file/" + WebPath.encoded(folder + "/p.png"))
+    XCTAssertEqual(big.status, 413)
+    XCTAssertNil(big.response.file)
+    XCTAssertTrue(big.html.contains("is 4 bytes, more than this server sends (3)"), big.html)
+    app.fileLimit = 1 << 30
     XCTAssertEqual(get("/file/.git/config").status, 403)
     XCTAssertEqual(get("/file/..%2f..%2fetc%2fpasswd").status, 403)
     XCTAssertEqual(get("/note/..%2f..%2fetc%2fpasswd").status, 403)
