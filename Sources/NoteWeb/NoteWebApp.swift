@@ -321,7 +321,10 @@ public final class NoteWebApp {
     let sections: [(String, String, [TaskEntry])] = [
       ("overdue", "Overdue", overdue),
       ("today", "Today", try list(.today).filter { !late.contains($0.selector) }),
-      ("upcoming", "Upcoming", try list(.upcoming(days: 7)).filter { !late.contains($0.selector) && !$0.isDueToday(repository) }),
+      (
+        "upcoming", "Upcoming",
+        try list(.upcoming(days: 7)).filter { !late.contains($0.selector) && !$0.isDueToday(repository) }
+      ),
       ("no-date", "No date", try list(.noDue)),
     ]
     var context = common(request)
@@ -379,10 +382,12 @@ public final class NoteWebApp {
     guard entry.selector == selector, entry.task.title == title else {
       return try tasks(
         request, status: 409,
-        problem: "Nothing was ticked: \(selector) is no longer \"\(title)\" (the file changed); the list is as it is now.")
+        problem:
+          "Nothing was ticked: \(selector) is no longer \"\(title)\" (the file changed); the list is as it is now.")
     }
     guard !entry.task.status.isClosed else {
-      return try tasks(request, status: 409, problem: "Nothing was ticked: \"\(title)\" is \(entry.task.status.text) already.")
+      return try tasks(
+        request, status: 409, problem: "Nothing was ticked: \"\(title)\" is \(entry.task.status.text) already.")
     }
     try repository.completeTask(entry)
     let back = request.formValue("project").flatMap { $0.isEmpty ? nil : $0 }
@@ -442,7 +447,9 @@ public final class NoteWebApp {
     let advice = try repository.advice(for: note)
     let target = chosen.isEmpty ? advice.suggestion?.notebook : chosen
     guard let target else {
-      return try inbox(request, status: 400, problem: "No notebook chosen for \(note.path), and no suggestion is sure enough: choose one.")
+      return try inbox(
+        request, status: 400,
+        problem: "No notebook chosen for \(note.path), and no suggestion is sure enough: choose one.")
     }
     do {
       try repository.file(
@@ -483,7 +490,8 @@ public final class NoteWebApp {
     let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64 ?? 0
     guard size <= fileLimit else {
       throw WebError(
-        status: 413, "\(path) is \(size) bytes, more than this server sends (\(fileLimit)); open it from the repository")
+        status: 413, "\(path) is \(size) bytes, more than this server sends (\(fileLimit)); open it from the repository"
+      )
     }
     let name = String(path.split(separator: "/").last ?? "file")
     var headers: [(name: String, value: String)] = [("Content-Security-Policy", WebSecurity.filePolicy)]
@@ -630,8 +638,10 @@ public final class NoteWebApp {
       (status, message) = (500, "\(error)")
     }
     let heading =
-      [400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Changed meanwhile", 413: "Too large",
-       422: "Cannot do that"][status] ?? "Something went wrong"
+      [
+        400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Changed meanwhile", 413: "Too large",
+        422: "Cannot do that",
+      ][status] ?? "Something went wrong"
     let context = common(nil).merging(["status": status, "heading": heading, "message": message]) { $1 }
     guard let page = try? pages.render("error.html", context) else { return .text(message, status: status) }
     return .html(page, status: status)

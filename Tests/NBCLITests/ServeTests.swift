@@ -238,18 +238,21 @@ final class ServeTests: NBCLITestCase {
     // A note added by another nb process (its own commit): an event naming it within 1 s of the command's end.
     try nbSucceeds("add", "Standup", "--content", "notes")
     var start = Date()
-    XCTAssertTrue(stream.waitFor(#""inbox/standup.md""#, seconds: 1), "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
+    XCTAssertTrue(
+      stream.waitFor(#""inbox/standup.md""#, seconds: 1), "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
     XCTAssertTrue(stream.text.contains("event: change\ndata: {"), stream.text)
 
     // An edit saved in place by another program (an editor, without nb): the same.
     let roadmap = try String(contentsOf: url("work/roadmap.md"), encoding: .utf8)
     try write("work/roadmap.md", roadmap + "more\n")
     start = Date()
-    XCTAssertTrue(stream.waitFor(#""work/roadmap.md""#, seconds: 1), "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
+    XCTAssertTrue(
+      stream.waitFor(#""work/roadmap.md""#, seconds: 1), "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
     XCTAssertEqual(try git.statusPorcelain(), " M work/roadmap.md\n", "listening commits nothing")
 
     // Another page opened meanwhile hears the next change too.
-    let second = try EventStreamClient(port: server.port, headers: [("Cookie", "nb_token_\(server.port)=\(server.token)")])
+    let second = try EventStreamClient(
+      port: server.port, headers: [("Cookie", "nb_token_\(server.port)=\(server.token)")])
     XCTAssertTrue(second.waitFor("retry: 1000", seconds: 10), second.text)
     try nbSucceeds("save")
     XCTAssertTrue(second.waitFor(#""work/roadmap.md""#, seconds: 1), second.text)
@@ -291,7 +294,8 @@ final class ServeTests: NBCLITestCase {
     XCTAssertEqual(ticked.status, 303, ticked.body)
     try oracle.nb("task", "done", "home/water-plants.md")
     XCTAssertEqual(try read("home/water-plants.md"), try oracle.read("home/water-plants.md"))
-    XCTAssertTrue(try String(contentsOf: url("home/water-plants.md"), encoding: .utf8).contains("2026-03-11"), "moved on")
+    XCTAssertTrue(
+      try String(contentsOf: url("home/water-plants.md"), encoding: .utf8).contains("2026-03-11"), "moved on")
     XCTAssertEqual(try Oracle.lastCommit(git), try Oracle.lastCommit(oracle.git))
     XCTAssertEqual(try git.statusPorcelain(), "")
   }
@@ -525,7 +529,9 @@ struct Oracle {
   }
 
   func read(_ path: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(path)) }
-  func text(_ path: String) throws -> String { try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }
+  func text(_ path: String) throws -> String {
+    try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+  }
 
   /// The last commit's subject, body, author and date.
   static func lastCommit(_ git: GitCLI) throws -> String { try git.run("log", "-1", "--format=%s%n%b%n%an %ae %ad") }

@@ -47,7 +47,8 @@ final class NoteRepositoryHistoryTests: NoteRepositoryTestCase {
     XCTAssertEqual(history.map(\.device), [nil, "tablet", "tablet", "tablet"])
     let first = try XCTUnwrap(history.last)
     // What the commit holds, by the real git.
-    XCTAssertEqual(try repository.text(at: first.path, in: first.commit.id), try git.show(first.commit.id, path: first.path))
+    XCTAssertEqual(
+      try repository.text(at: first.path, in: first.commit.id), try git.show(first.commit.id, path: first.path))
     XCTAssertNil(try repository.text(at: "archive/journey.md", in: first.commit.id))
 
     // Restoring the first version: one commit, its body back, the id kept, `updated` stamped now.
@@ -66,7 +67,8 @@ final class NoteRepositoryHistoryTests: NoteRepositoryTestCase {
     XCTAssertEqual(restored.updated?.date, Self.start.addingTimeInterval(30))
     XCTAssertEqual(try git.statusPorcelain(), "")
     XCTAssertThrowsError(
-      try repository.restore(note, from: first.commit.id, path: "nowhere.md", over: try repository.version(of: restored)))
+      try repository.restore(
+        note, from: first.commit.id, path: "nowhere.md", over: try repository.version(of: restored)))
   }
 
   func testHistoryFollowsAMoveAndRewriteInOneCommitByID() throws {

@@ -347,9 +347,11 @@ final class QueryParserTests: XCTestCase {
   }
 
   func testTwoQuotesInsideQuotesAreOneQuote() throws {
-    XCTAssertEqual(try QueryLexer.tokens(#"notebook:"say ""hi"" now""#).map(\.kind), [
-      .filter(key: "notebook", value: #"say "hi" now"#, quoted: true, valueColumn: 11)
-    ])
+    XCTAssertEqual(
+      try QueryLexer.tokens(#"notebook:"say ""hi"" now""#).map(\.kind),
+      [
+        .filter(key: "notebook", value: #"say "hi" now"#, quoted: true, valueColumn: 11)
+      ])
     XCTAssertEqual(try QueryLexer.tokens(#""a""b" c"#).map(\.kind), [.phrase(#"a"b"#), .word("c")])
     XCTAssertEqual(try QueryLexer.tokens(#""""""#).map(\.kind), [.phrase(#"""#)])
     // A quote inside a word stays an ordinary character, as before.

@@ -59,12 +59,15 @@ final class HistoryPageTests: XCTestCase {
 
   /// The `-` and `+` lines of `git diff` (headers left out), and its numstat.
   private func gitDiff(_ from: String, _ to: String) throws -> (lines: [String], added: Int, removed: Int) {
-    let patch = try git.run(arguments: ["diff", "--no-color", "-M", from, to, "--", "work/roadmap.md", "archive/roadmap.md"])
+    let patch = try git.run(arguments: [
+      "diff", "--no-color", "-M", from, to, "--", "work/roadmap.md", "archive/roadmap.md",
+    ])
     let lines = patch.split(separator: "\n").map(String.init).filter {
       ($0.hasPrefix("+") || $0.hasPrefix("-") || $0.hasPrefix("@@")) && !$0.hasPrefix("+++") && !$0.hasPrefix("---")
     }.map { line in
       // git adds the nearest line above that starts with a letter after a hunk's range; the page does not.
-      guard line.hasPrefix("@@"), let end = line.range(of: " @@", range: line.index(line.startIndex, offsetBy: 2)..<line.endIndex)
+      guard line.hasPrefix("@@"),
+        let end = line.range(of: " @@", range: line.index(line.startIndex, offsetBy: 2)..<line.endIndex)
       else { return line }
       return String(line[..<end.upperBound])
     }
@@ -156,7 +159,8 @@ final class HistoryPageTests: XCTestCase {
     XCTAssertEqual(try git.logSubjects().count, before.count + 1)
 
     let current = try notes.version(of: note)
-    XCTAssertEqual(post("/restore/" + note.path, [("commit", String(repeating: "a", count: 40)), ("version", current)]).status, 404)
+    XCTAssertEqual(
+      post("/restore/" + note.path, [("commit", String(repeating: "a", count: 40)), ("version", current)]).status, 404)
     XCTAssertEqual(post("/restore/" + note.path, [("version", current)]).status, 400)
     XCTAssertEqual(post("/restore/archive/none.md", [("commit", commits[0]), ("version", current)]).status, 404)
     XCTAssertEqual(try git.logSubjects().count, before.count + 1, "no bad request committed anything")

@@ -79,7 +79,9 @@ final class InboxPageTests: XCTestCase {
     let dentist = "inbox/call-the-dentist-about-the-bridge.md"
     let accepted = post("/inbox/file", [("item", dentist), ("notebook", "health")])
     XCTAssertEqual(accepted.status, 303, accepted.html)
-    XCTAssertTrue(FileManager.default.fileExists(atPath: notes.root.appendingPathComponent("health/call-the-dentist-about-the-bridge.md").path))
+    XCTAssertTrue(
+      FileManager.default.fileExists(
+        atPath: notes.root.appendingPathComponent("health/call-the-dentist-about-the-bridge.md").path))
     // A correction: another notebook than suggested, recorded as such.
     let meeting = "inbox/team-meeting-agenda-for-the-sprint.md"
     let corrected = post("/inbox/file", [("item", meeting), ("notebook", "health")])
@@ -130,12 +132,16 @@ final class InboxPageTests: XCTestCase {
     let item = "inbox/call-the-dentist.md"
     let nowhere = post("/inbox/file", [("item", item), ("notebook", "nowhere")])
     XCTAssertEqual(nowhere.status, 400)
-    XCTAssertTrue(nowhere.html.contains("Not filed: no notebook &#39;nowhere&#39;") || nowhere.html.contains("Not filed: no notebook"), nowhere.html)
+    XCTAssertTrue(
+      nowhere.html.contains("Not filed: no notebook &#39;nowhere&#39;")
+        || nowhere.html.contains("Not filed: no notebook"), nowhere.html)
     XCTAssertEqual(post("/inbox/file", [("item", "inbox/none.md"), ("notebook", "work")]).status, 404)
-    XCTAssertEqual(post("/inbox/file", [("item", "work/standup.md"), ("notebook", "health")]).status, 400, "not an inbox item")
+    XCTAssertEqual(
+      post("/inbox/file", [("item", "work/standup.md"), ("notebook", "health")]).status, 400, "not an inbox item")
     XCTAssertEqual(post("/inbox/file", [("item", "../x.md"), ("notebook", "health")]).status, 403)
     XCTAssertEqual(post("/inbox/file", [("notebook", "health")]).status, 400)
     XCTAssertEqual(try git.logSubjects().count, commits + 1, "only the capture")
-    XCTAssertFalse(FileManager.default.fileExists(atPath: notes.root.appendingPathComponent(".nb/inbox/decisions.jsonl").path))
+    XCTAssertFalse(
+      FileManager.default.fileExists(atPath: notes.root.appendingPathComponent(".nb/inbox/decisions.jsonl").path))
   }
 }

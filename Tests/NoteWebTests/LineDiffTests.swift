@@ -34,7 +34,8 @@ final class LineDiffTests: XCTestCase {
     let patch = try git.result(["diff", "--no-index", "--no-color", "a", "b"]).stdout
     let expected = patch.split(separator: "\n").drop { !$0.hasPrefix("@@") }.map { line -> String in
       // git adds the nearest line above that starts with a letter after a hunk's range; the page does not.
-      guard line.hasPrefix("@@"), let end = line.range(of: " @@", range: line.index(line.startIndex, offsetBy: 2)..<line.endIndex)
+      guard line.hasPrefix("@@"),
+        let end = line.range(of: " @@", range: line.index(line.startIndex, offsetBy: 2)..<line.endIndex)
       else { return String(line) }
       return String(line[..<end.upperBound])
     }

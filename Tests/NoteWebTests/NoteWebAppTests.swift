@@ -277,7 +277,9 @@ final class NoteWebAppTests: XCTestCase {
   func testAnOpenEditFormKnowsItsFileForTheLiveNotice() throws {
     let note = try add("Roadmap", "work", "x\n")
     let form = get("/edit/" + note.path).html
-    XCTAssertTrue(form.contains(#"<form class="edit" method="post" action="/edit/work/roadmap.md" data-path="work/roadmap.md">"#), form)
+    XCTAssertTrue(
+      form.contains(#"<form class="edit" method="post" action="/edit/work/roadmap.md" data-path="work/roadmap.md">"#),
+      form)
     XCTAssertTrue(form.contains(#"id="changed-on-disk" role="alert" hidden>"#), form)
   }
 

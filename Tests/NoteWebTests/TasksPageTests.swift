@@ -66,7 +66,8 @@ final class TasksPageTests: XCTestCase {
     let page = get("/tasks")
     XCTAssertEqual(page.status, 200, page.html)
     let overdue = try section("overdue", in: page.html)
-    XCTAssertTrue(overdue.contains(">File taxes</a>") && overdue.contains(#"href="/tasks?project=work">work</a>"#), overdue)
+    XCTAssertTrue(
+      overdue.contains(">File taxes</a>") && overdue.contains(#"href="/tasks?project=work">work</a>"#), overdue)
     XCTAssertFalse(overdue.contains("Call mum") || overdue.contains("Ship beta"), overdue)
     let today = try section("today", in: page.html)
     XCTAssertTrue(today.contains(">Call mum</a>") && today.contains(">Water plants</a>"), today)
@@ -112,7 +113,8 @@ final class TasksPageTests: XCTestCase {
     let commits = try git.logSubjects().count
     let stale = post("/tasks/done", [("task", "home/call-mum.md"), ("title", "Call dad")])
     XCTAssertEqual(stale.status, 409)
-    XCTAssertTrue(stale.html.contains("Nothing was ticked: home/call-mum.md is no longer &quot;Call dad&quot;"), stale.html)
+    XCTAssertTrue(
+      stale.html.contains("Nothing was ticked: home/call-mum.md is no longer &quot;Call dad&quot;"), stale.html)
     let gone = post("/tasks/done", [("task", "home/nothing.md"), ("title", "x")])
     XCTAssertEqual(gone.status, 409, gone.html)
     XCTAssertTrue(gone.html.contains("Nothing was ticked"), gone.html)
