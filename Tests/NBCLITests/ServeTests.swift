@@ -263,6 +263,33 @@ final class ServeTests: NBCLITestCase {
     XCTAssertTrue(stream.waitForEnd(seconds: 10), "the stream ends with the server")
   }
 
+  func testANoteArrivingBySyncReachesOpenPagesWithinASecond() throws {
+    try makeRepository()
+    let remote = temp.file("remote.git")
+    _ = try git.run("init", "--quiet", "--bare", remote.path)
+    try nbSucceeds("remote", "add", "origin", remote.path)
+    try nbSucceeds("sync")
+    // Another device: a clone of the remote that adds a note and syncs.
+    let tablet = temp.file("tablet")
+    _ = try git.run("clone", "--quiet", remote.path, tablet.path)
+    let other = ["NB_DIR": tablet.path, "NB_DEVICE": "tablet"]
+    try nbSucceeds("add", "From the tablet", "--content", "written elsewhere", env: other)
+    try nbSucceeds("sync", env: other)
+
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let stream = try EventStreamClient(port: server.port, headers: [("X-NB-Token", server.token)])
+    XCTAssertTrue(stream.waitFor("retry: 1000", seconds: 10), stream.text)
+    // nb sync here, in a process of its own, brings the note in.
+    try nbSucceeds("sync")
+    let start = Date()
+    XCTAssertTrue(
+      stream.waitFor(#""inbox/from-the-tablet.md""#, seconds: 1),
+      "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
+    let page = try http(server.port, "/", headers: [("X-NB-Token", server.token)])
+    XCTAssertTrue(page.body.contains(">From the tablet</a>"), page.body)
+  }
+
   func testAttachmentsAreStreamedWhole() throws {
     try makeRepository()
     try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "x")
