@@ -81,6 +81,21 @@ document.addEventListener("keydown", (event) => {
     refresh();
   };
 
-  const source = new EventSource("/events");
-  source.addEventListener("change", changed);
+  // A browser keeps about six connections per server; a tab in the background gives its stream back and catches up
+  // (one refresh) when it is shown again.
+  let source = null;
+  const listen = () => {
+    source = new EventSource("/events");
+    source.addEventListener("change", changed);
+  };
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden && source) {
+      source.close();
+      source = null;
+    } else if (!document.hidden && !source) {
+      listen();
+      if (!editForm()) refresh();
+    }
+  });
+  if (!document.hidden) listen();
 })();
