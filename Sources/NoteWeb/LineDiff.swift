@@ -33,17 +33,43 @@ struct LineDiff: Equatable {
 
   enum Step: Equatable { case keep, delete, insert }
 
-  /// The shortest edit script from `a` to `b` (Myers 1986, linear space for the frontier, one saved per step).
+  /// Edits the diff may take before it gives up looking for the shortest script: its time and memory grow with
+  /// the square of this (a frontier saved per edit; 2 000 edits: about 32 MB).
+  static let editLimit = 2_000
+
+  /// The shortest edit script from `a` to `b` (Myers 1986): common first and last lines kept, then the middle
+  /// diffed; a middle needing more than ``editLimit`` edits (two unrelated texts) is shown as removed and added
+  /// whole, which is correct if not shortest.
   static func script(_ a: [Substring], _ b: [Substring]) -> [Step] {
+    var prefix = 0
+    while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+    var suffix = 0
+    while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
+      suffix += 1
+    }
+    let middle =
+      shortest(Array(a[prefix..<(a.count - suffix)]), Array(b[prefix..<(b.count - suffix)]))
+      ?? Array(repeating: .delete, count: a.count - prefix - suffix)
+      + Array(repeating: .insert, count: b.count - prefix - suffix)
+    return Array(repeating: .keep, count: prefix) + middle + Array(repeating: .keep, count: suffix)
+  }
+
+  /// Myers' shortest edit script, nil when it takes more than ``editLimit`` edits.
+  private static func shortest(_ a: [Substring], _ b: [Substring]) -> [Step]? {
     let n = a.count
     let m = b.count
     let max = n + m
     if max == 0 { return [] }
     var v = [Int](repeating: 0, count: 2 * max + 2)
-    var trace: [[Int]] = []
+    // The frontier before each step, only the diagonals that step can read (-d-1 ... d+1): memory grows with the
+    // square of the edits, not with the texts' length times the edits.
+    var trace: [(base: Int, values: [Int])] = []
     var found = false
     for d in 0...max {
-      trace.append(v)
+      if d > editLimit { return nil }
+      let lower = Swift.max(0, max - d - 1)
+      let upper = Swift.min(v.count - 1, max + d + 1)
+      trace.append((lower, Array(v[lower...upper])))
       for k in stride(from: -d, through: d, by: 2) {
         var x: Int
         if k == -d || (k != d && v[k - 1 + max] < v[k + 1 + max]) {
@@ -69,15 +95,16 @@ struct LineDiff: Equatable {
     var x = n
     var y = m
     for d in stride(from: trace.count - 1, through: 0, by: -1) {
-      let v = trace[d]
+      let saved = trace[d]
+      func v(_ index: Int) -> Int { saved.values[index - saved.base] }
       let k = x - y
       let previousK: Int
-      if k == -d || (k != d && v[k - 1 + max] < v[k + 1 + max]) {
+      if k == -d || (k != d && v(k - 1 + max) < v(k + 1 + max)) {
         previousK = k + 1
       } else {
         previousK = k - 1
       }
-      let previousX = d == 0 ? 0 : v[previousK + max]
+      let previousX = d == 0 ? 0 : v(previousK + max)
       let previousY = previousX - previousK
       while x > previousX, y > previousY {
         steps.append(.keep)

@@ -18,6 +18,25 @@ final class LineDiffTests: XCTestCase {
     XCTAssertEqual(LineDiff(from: "x\n", to: "").lines.first?.text, "@@ -1 +0,0 @@")
   }
 
+  func testUnrelatedLargeTextsAreShownRemovedAndAddedWhole() {
+    // 30 000 lines each, no line in common: more edits than the diff looks through.
+    let old = (0..<30_000).map { "old \($0)\n" }.joined()
+    let new = (0..<30_000).map { "new \($0)\n" }.joined()
+    let started = Date()
+    let diff = LineDiff(from: "same\n" + old + "end\n", to: "same\n" + new + "end\n")
+    XCTAssertLessThan(Date().timeIntervalSince(started), 20, "no quadratic walk")
+    XCTAssertEqual(diff.removed, 30_000)
+    XCTAssertEqual(diff.added, 30_000)
+    XCTAssertEqual(diff.lines.first?.text, "@@ -1,30002 +1,30002 @@")
+    XCTAssertEqual(diff.lines[1], LineDiff.Line(kind: .context, text: "same"))
+    XCTAssertEqual(diff.lines[2], LineDiff.Line(kind: .removed, text: "old 0"))
+    XCTAssertEqual(diff.lines[30_002], LineDiff.Line(kind: .added, text: "new 0"))
+    XCTAssertEqual(diff.lines.last, LineDiff.Line(kind: .context, text: "end"))
+    // A small edit in a large text is still the shortest.
+    let edited = LineDiff(from: old, to: old.replacingOccurrences(of: "old 15000\n", with: "changed\n"))
+    XCTAssertEqual([edited.added, edited.removed], [1, 1])
+  }
+
   /// Texts whose lines are all different, so there is one shortest diff: exactly git's hunks and lines.
   func testDistinctLinesReadExactlyAsGitDiff() throws {
     let temp = try TemporaryDirectory(prefix: "nb-line-diff")
