@@ -24,6 +24,9 @@ let package = Package(
     // Hummingbird's own dependencies, named for the types nb serve uses directly (header names, the bind error).
     .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    // Also Hummingbird's: the server's logger, and the graceful shutdown that ends the live pages' event streams.
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
   ],
   targets: [
     // libgit2 from the system (Debian: libgit2-dev): git2.h's declarations, and trampolines that load libgit2 with
@@ -76,13 +79,17 @@ let package = Package(
       name: "NoteWeb",
       dependencies: [
         "NoteStore",
+        "NoteWatch",
         "LinkKit",
         "InkKit",
+        "TaskKit",
         "CCmarkGFM",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Stencil", package: "Stencil"),
       ]
     ),
@@ -134,7 +141,8 @@ let package = Package(
     // Depends on NoteStore alone: compiles only while the public API holds no GitKit type.
     .testTarget(name: "NoteStoreAPITests", dependencies: ["NoteStore"]),
     .testTarget(name: "NBCLITests", dependencies: ["NBCLI", "NBTestSupport"]),
-    .testTarget(name: "NoteWebTests", dependencies: ["NoteWeb", "NoteStore", "LinkKit", "NBTestSupport"]),
+    .testTarget(
+      name: "NoteWebTests", dependencies: ["NoteWeb", "NoteStore", "NoteWatch", "TaskKit", "LinkKit", "NBTestSupport"]),
     .testTarget(name: "NoteWatchTests", dependencies: ["NoteWatch", "NoteStore", "GitKit", "NBTestSupport"]),
     // Slow end-to-end tests of `nb watch`: real watcher processes (the built nb), real editors, git as the oracle.
     .testTarget(name: "NBWatchTests", dependencies: ["NBTestSupport"]),

@@ -2,6 +2,7 @@ import Foundation
 import InkKit
 import LinkKit
 import NoteStore
+import TaskKit
 
 /// The web app of `nb serve`: a request in, a response out, over one repository through NoteStore's public API.
 ///
@@ -17,6 +18,8 @@ public final class NoteWebApp {
   public var pageSize = 50
   /// Notes on the home page's recent list.
   public var recentCount = 20
+  /// The largest file `/file/` serves, in bytes; a larger one is refused with 413 (open it from the repository).
+  public var fileLimit: Int64 = 1 << 30
 
   private let pages = WebPages()
 
@@ -38,7 +41,11 @@ public final class NoteWebApp {
       } catch {
         response = errorPage(for: error)
       }
-      if request.method == "HEAD" { response.body = Data() }
+      if request.method == "HEAD" {
+        response.body = Data()
+        response.isEventStream = false
+        response.file = nil
+      }
       return security.finish(response)
     }
   }
@@ -49,15 +56,24 @@ public final class NoteWebApp {
     let path = request.path
     if request.method == "POST" {
       if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
+      if let rest = path.dropPrefix("/restore/") { return try restore(try WebPath.repositoryPath(rest), request) }
+      if path == "/tasks/done" { return try completeTask(request) }
+      if path == "/capture" { return try capture(request) }
+      if path == "/inbox/file" { return try fileItem(request) }
       throw WebError(status: 404, "No such form")
     }
     if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
     if path == "/" { return try home(request) }
+    // Every page's script subscribes here (Server-Sent Events); the server streams the changes.
+    if path == "/events" { return .eventStream() }
     if path == "/search" { return try search(request) }
+    if path == "/tasks" { return try tasks(request) }
+    if path == "/inbox" { return try inbox(request) }
     if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
     if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }
     if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest)) }
     if let rest = path.dropPrefix("/file/") { return try file(try WebPath.repositoryPath(rest)) }
+    if let rest = path.dropPrefix("/history/") { return try history(try WebPath.repositoryPath(rest), request) }
     if let rest = path.dropPrefix("/ink/") { return try ink(try WebPath.repositoryPath(rest), request) }
     throw WebError(status: 404, "No page at this address")
   }
@@ -133,6 +149,7 @@ public final class NoteWebApp {
       [
         "title": note.title, "path": note.path, "tags": note.tags.map(Self.tagItem),
         "edit_url": "/edit/" + WebPath.encoded(note.path),
+        "history_url": "/history/" + WebPath.encoded(note.path),
       ] as [String: Any]
     context["crumbs"] = Self.crumbs(note.notebook)
     var fields: [[String: String]] = []
@@ -215,6 +232,234 @@ public final class NoteWebApp {
     return .html(try pages.render("edit.html", context), status: status)
   }
 
+  /// A note's commits, newest first, following moves (as `nb history`); with `?commit=`, that version's diff
+  /// against the one before it (`against=previous`, the default) or the file now (`against=current`).
+  private func history(
+    _ path: String, _ request: WebRequest, status: Int = 200, problem: String? = nil
+  ) throws -> WebResponse {
+    let note = try existingNote(path)
+    let entries = try repository.history(of: note)
+    let (current, version) = try repository.versionedText(of: note)
+    let base = "/history/" + WebPath.encoded(note.path)
+    var context = common(nil)
+    context["note"] = ["title": note.title, "path": note.path, "url": "/note/" + WebPath.encoded(note.path)]
+    context["crumbs"] = Self.crumbs(note.notebook)
+    context["version"] = version
+    context["problem"] = problem
+    context["restore_action"] = "/restore/" + WebPath.encoded(note.path)
+    let selected = request.queryValue("commit")
+    context["entries"] = entries.map { entry -> [String: Any] in
+      let id = entry.commit.id
+      return [
+        "commit": id, "short": String(id.prefix(8)), "subject": entry.commit.subject, "author": entry.commit.author,
+        "email": entry.commit.email, "device": entry.device ?? "", "date": entry.commit.date.rfc3339,
+        "change": entry.change.rawValue, "path": entry.path, "previous_path": entry.previousPath ?? "",
+        "previous_url": base + "?commit=\(id)&against=previous", "current_url": base + "?commit=\(id)&against=current",
+        "selected": id == selected,
+      ]
+    }
+    if let selected {
+      guard let index = entries.firstIndex(where: { $0.commit.id == selected }) else {
+        throw WebError(status: 404, "No version \(selected) in the history of \(note.path)")
+      }
+      let entry = entries[index]
+      let against = request.queryValue("against") ?? "previous"
+      guard against == "previous" || against == "current" else {
+        throw WebError(status: 400, "against= must be previous or current, not \(against)")
+      }
+      let text = try repository.text(at: entry.path, in: entry.commit.id) ?? ""
+      let diff: LineDiff
+      if against == "current" {
+        diff = LineDiff(from: text, to: current)
+        context["diff_title"] = "\(entry.commit.id.prefix(8)) → the file now"
+      } else {
+        let older = index + 1 < entries.count ? entries[index + 1] : nil
+        let before = try older.map { try repository.text(at: $0.path, in: $0.commit.id) ?? "" } ?? ""
+        diff = LineDiff(from: before, to: text)
+        context["diff_title"] =
+          older.map { "\($0.commit.id.prefix(8)) → \(entry.commit.id.prefix(8))" }
+          ?? "\(entry.commit.id.prefix(8)) (the first version)"
+      }
+      context["diff"] = diff.lines.map { ["kind": $0.kind.rawValue, "text": $0.text] }
+      context["diff_added"] = diff.added
+      context["diff_removed"] = diff.removed
+      context["diff_commit"] = entry.commit.id
+    }
+    return .html(try pages.render("history.html", context), status: status)
+  }
+
+  /// A version from the history page made the note's text again, as a new commit; refused when the file changed
+  /// since the page was loaded.
+  private func restore(_ path: String, _ request: WebRequest) throws -> WebResponse {
+    let note = try existingNote(path)
+    guard let commit = request.formValue("commit"), let version = request.formValue("version") else {
+      throw WebError(status: 400, "The form has no commit or version")
+    }
+    guard let entry = try repository.history(of: note).first(where: { $0.commit.id == commit }) else {
+      throw WebError(status: 404, "No version \(commit) in the history of \(note.path)")
+    }
+    switch try repository.restore(note, from: entry.commit.id, path: entry.path, over: version) {
+    case .saved(let saved), .unchanged(let saved):
+      return .redirect("/note/" + WebPath.encoded(saved.path))
+    case .changed:
+      return try history(
+        path, WebRequest(method: "GET", target: "/"), status: 409,
+        problem: "The file changed since this page was loaded (another editor or a sync); nothing was restored. "
+          + "The history below is as it is now: restore again if that is still what you want.")
+    }
+  }
+
+  /// Open tasks as the task views list them: Overdue, Today, Upcoming (7 days), No date, each grouped by project
+  /// (the task's notebook); `?project=` keeps one project's (and those below it).
+  private func tasks(_ request: WebRequest, status: Int = 200, problem: String? = nil) throws -> WebResponse {
+    let project = request.queryValue("project").flatMap { $0.isEmpty ? nil : $0 }
+    func list(_ view: TaskQuery.View) throws -> [TaskEntry] {
+      try repository.tasks(TaskQuery(view: view, project: project))
+    }
+    let overdue = try list(.overdue)
+    let late = Set(overdue.map(\.selector))
+    let sections: [(String, String, [TaskEntry])] = [
+      ("overdue", "Overdue", overdue),
+      ("today", "Today", try list(.today).filter { !late.contains($0.selector) }),
+      (
+        "upcoming", "Upcoming",
+        try list(.upcoming(days: 7)).filter { !late.contains($0.selector) && !$0.isDueToday(repository) }
+      ),
+      ("no-date", "No date", try list(.noDue)),
+    ]
+    var context = common(request)
+    context["project"] = project ?? ""
+    context["problem"] = problem
+    context["sections"] = sections.map { id, title, entries -> [String: Any] in
+      var groups: [(String, [TaskEntry])] = []
+      for entry in entries {
+        let name = entry.note.notebook
+        if let index = groups.firstIndex(where: { $0.0 == name }) {
+          groups[index].1.append(entry)
+        } else {
+          groups.append((name, [entry]))
+        }
+      }
+      return [
+        "id": id, "title": title, "count": entries.count,
+        "groups": groups.map { name, entries -> [String: Any] in
+          [
+            "name": name.isEmpty ? "(top level)" : name,
+            "url": "/tasks?project=" + WebPath.queryValue(name), "tasks": entries.map(taskItem),
+          ]
+        },
+      ]
+    }
+    return .html(try pages.render("tasks.html", context), status: status)
+  }
+
+  private func taskItem(_ entry: TaskEntry) -> [String: Any] {
+    var item: [String: Any] = [
+      "selector": entry.selector, "title": entry.task.title, "url": "/note/" + WebPath.encoded(entry.note.path),
+      "priority": entry.task.priority.text, "overdue": entry.isOverdue, "status": entry.task.status.text,
+    ]
+    if [.low, .high, .urgent].contains(entry.task.priority) { item["priority_label"] = entry.task.priority.text }
+    if let due = entry.task.due { item["due"] = due.text }
+    if let recurrence = entry.task.recurrence { item["recurrence"] = recurrence }
+    if entry.subtasksTotal > 0 { item["subtasks"] = "\(entry.subtasksDone)/\(entry.subtasksTotal)" }
+    if let line = entry.line { item["where"] = "\(entry.note.path):\(line)" }
+    return item
+  }
+
+  /// A task ticked on the tasks page: exactly `nb task done` (one commit; a repeating task moves to its next
+  /// date). The form names the task by selector and title, so a list that moved underneath it ticks nothing.
+  private func completeTask(_ request: WebRequest) throws -> WebResponse {
+    guard let selector = request.formValue("task"), let title = request.formValue("title") else {
+      throw WebError(status: 400, "The form has no task or title")
+    }
+    let entry: TaskEntry
+    do {
+      entry = try repository.resolveTask(selector)
+    } catch let error as NoteStoreError {
+      return try tasks(request, status: 409, problem: "Nothing was ticked: \(error)")
+    }
+    // The selector (a path, or path:line) must still be the task the page showed.
+    guard entry.selector == selector, entry.task.title == title else {
+      return try tasks(
+        request, status: 409,
+        problem:
+          "Nothing was ticked: \(selector) is no longer \"\(title)\" (the file changed); the list is as it is now.")
+    }
+    guard !entry.task.status.isClosed else {
+      return try tasks(
+        request, status: 409, problem: "Nothing was ticked: \"\(title)\" is \(entry.task.status.text) already.")
+    }
+    try repository.completeTask(entry)
+    let back = request.formValue("project").flatMap { $0.isEmpty ? nil : $0 }
+    return .redirect("/tasks" + (back.map { "?project=" + WebPath.queryValue($0) } ?? ""))
+  }
+
+  /// The capture box every page carries: exactly `nb capture TEXT` (one commit), then the inbox.
+  private func capture(_ request: WebRequest) throws -> WebResponse {
+    guard let text = request.formValue("text") else { throw WebError(status: 400, "The form has no text") }
+    guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+      throw WebError(status: 400, "Nothing to capture: the box is empty")
+    }
+    // Browsers send a textarea's lines with CRLF; a capture from a terminal has LF.
+    let note = try repository.capture(text.replacingOccurrences(of: "\r\n", with: "\n"))
+    return .redirect("/inbox#" + WebPath.queryValue(note.path))
+  }
+
+  /// Items waiting in the inbox, newest first, each with the suggested notebook and its confidence (as `nb inbox`
+  /// lists them): one button files it there, a menu of notebooks corrects.
+  private func inbox(_ request: WebRequest, status: Int = 200, problem: String? = nil) throws -> WebResponse {
+    let items = try repository.inboxItems()
+    let advice = try repository.advice(for: items)
+    let inboxNotebook = repository.config.defaultNotebook
+    let notebooks = try repository.notebooks().map(\.path).filter { $0 != inboxNotebook }.sorted()
+    var context = common(request)
+    context["problem"] = problem
+    context["items"] = zip(items, advice).map { item, advice -> [String: Any] in
+      var entry: [String: Any] = [
+        "path": item.path, "title": item.title, "url": "/note/" + WebPath.encoded(item.path),
+        "tags": item.tags.map(Self.tagItem), "captured": item.created?.rfc3339 ?? "",
+        "candidates": advice.candidates.map {
+          ["notebook": $0.notebook, "percent": Self.percent($0.confidence)]
+        },
+        "notebooks": notebooks.map { ["path": $0, "selected": $0 == advice.suggestion?.notebook] as [String: Any] },
+      ]
+      if let suggestion = advice.suggestion {
+        entry["suggestion"] = suggestion.notebook
+        entry["percent"] = Self.percent(suggestion.confidence)
+        entry["by_command"] = advice.source == .command
+      }
+      return entry
+    }
+    return .html(try pages.render("inbox.html", context), status: status)
+  }
+
+  private static func percent(_ confidence: Double) -> String {
+    "\(Int((confidence * 100).rounded()))%"
+  }
+
+  /// An item filed from the inbox page: exactly `nb inbox file ITEM NOTEBOOK` (the move, `status: filed`, the
+  /// decision recorded with what was suggested; one commit).
+  private func fileItem(_ request: WebRequest) throws -> WebResponse {
+    guard let path = request.formValue("item"), let chosen = request.formValue("notebook") else {
+      throw WebError(status: 400, "The form has no item or notebook")
+    }
+    let note = try existingNote(try WebPath.repositoryPath(Substring(path)))
+    let advice = try repository.advice(for: note)
+    let target = chosen.isEmpty ? advice.suggestion?.notebook : chosen
+    guard let target else {
+      return try inbox(
+        request, status: 400,
+        problem: "No notebook chosen for \(note.path), and no suggestion is sure enough: choose one.")
+    }
+    do {
+      try repository.file(
+        note, to: target, suggested: advice.suggestion?.notebook, confidence: advice.suggestion?.confidence)
+    } catch NoteStoreError.invalidArgument(let message) {
+      return try inbox(request, status: 400, problem: "Not filed: \(message)")
+    }
+    return .redirect("/inbox")
+  }
+
   private func search(_ request: WebRequest) throws -> WebResponse {
     let query = request.queryValue("q") ?? ""
     var context = common(request)
@@ -242,7 +487,12 @@ public final class NoteWebApp {
     guard let url = try WebPath.file(path, in: repository.root),
       FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
     else { throw WebError(status: 404, "No file \(path)") }
-    let data = try Data(contentsOf: url)
+    let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64 ?? 0
+    guard size <= fileLimit else {
+      throw WebError(
+        status: 413, "\(path) is \(size) bytes, more than this server sends (\(fileLimit)); open it from the repository"
+      )
+    }
     let name = String(path.split(separator: "/").last ?? "file")
     var headers: [(name: String, value: String)] = [("Content-Security-Policy", WebSecurity.filePolicy)]
     // Only raster images are shown as themselves; anything else (HTML, SVG, PDF, text) is a download, so no file
@@ -256,7 +506,10 @@ public final class NoteWebApp {
       headers.append(
         ("Content-Disposition", "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(WebPath.queryValue(name))"))
     }
-    return WebResponse(status: 200, headers: headers, body: data)
+    headers.append(("Content-Length", "\(size)"))
+    var response = WebResponse(status: 200, headers: headers)
+    response.file = url
+    return response
   }
 
   private func ink(_ path: String, _ request: WebRequest) throws -> WebResponse {
@@ -336,10 +589,11 @@ public final class NoteWebApp {
     ["name": tag, "url": "/search?q=" + WebPath.queryValue("tag:" + quoted(tag))]
   }
 
-  /// A query value, in double quotes when it holds anything the query language would read otherwise.
+  /// A query value, in double quotes when it holds anything the query language would read otherwise (a quote
+  /// inside doubled, as the language reads it).
   static func quoted(_ value: String) -> String {
     value.contains(where: { $0.isWhitespace || "\"()".contains($0) })
-      ? "\"\(value.replacingOccurrences(of: "\"", with: ""))\"" : value
+      ? "\"\(value.replacingOccurrences(of: "\"", with: "\"\""))\"" : value
   }
 
   private static func crumbs(_ notebook: String) -> [[String: String]] {
@@ -384,7 +638,10 @@ public final class NoteWebApp {
       (status, message) = (500, "\(error)")
     }
     let heading =
-      [400: "Bad request", 403: "Forbidden", 404: "Not found", 422: "Cannot do that"][status] ?? "Something went wrong"
+      [
+        400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Changed meanwhile", 413: "Too large",
+        422: "Cannot do that",
+      ][status] ?? "Something went wrong"
     let context = common(nil).merging(["status": status, "heading": heading, "message": message]) { $1 }
     guard let page = try? pages.render("error.html", context) else { return .text(message, status: status) }
     return .html(page, status: status)
@@ -399,6 +656,14 @@ struct WebError: Error {
   init(status: Int, _ message: String) {
     self.status = status
     self.message = message
+  }
+}
+
+extension TaskEntry {
+  /// Due today (any time): listed under Today, not Upcoming.
+  fileprivate func isDueToday(_ repository: NoteRepository) -> Bool {
+    guard let due = task.due else { return false }
+    return due.day == repository.today
   }
 }
 

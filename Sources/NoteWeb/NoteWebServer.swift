@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NoteStore
+import ServiceLifecycle
 
 #if canImport(Glibc)
   import Glibc
@@ -74,7 +75,12 @@ public enum NoteWebServer {
     _ repository: NoteRepository, configuration: Configuration,
     onListening: @escaping @Sendable (Listening) -> Void
   ) async throws {
-    let gate = Gate(repository: repository, configuration: configuration)
+    // Every open page's live updates: the repository's files watched from now on, whoever changes them. Without
+    // a feed (the root cannot be watched) pages still work; they just do not refresh on their own.
+    let live = LiveUpdates()
+    try? live.listen(to: repository.root)
+    defer { live.finishAll() }
+    let gate = Gate(repository: repository, configuration: configuration, live: live)
     let responder = CallbackResponder<BasicRequestContext> { request, _ in
       await gate.respond(to: request)
     }
@@ -111,12 +117,14 @@ public enum NoteWebServer {
     private let queue = DispatchQueue(label: "nb.serve.app")
     private let repository: NoteRepository
     private let configuration: Configuration
+    private let live: LiveUpdates
     /// Set on `queue` once the port is known; read only there.
     private var app: NoteWebApp?
 
-    init(repository: NoteRepository, configuration: Configuration) {
+    init(repository: NoteRepository, configuration: Configuration, live: LiveUpdates) {
       self.repository = repository
       self.configuration = configuration
+      self.live = live
     }
 
     func start(port: Int) {
@@ -165,9 +173,41 @@ public enum NoteWebServer {
         if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
       }
       if tooLarge { fields[.connection] = "close" }
-      return Response(
-        status: HTTPResponse.Status(code: answer.status), headers: fields,
-        body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+      if let file = answer.file {
+        let length = answer.header("Content-Length").flatMap { Int($0) } ?? 0
+        fields[.contentLength] = nil
+        // Read a piece at a time, so a large attachment never sits in memory whole; at most the length announced.
+        let body = ResponseBody(contentLength: length) { writer in
+          let handle = try FileHandle(forReadingFrom: file)
+          defer { try? handle.close() }
+          var left = length
+          while left > 0, let piece = try handle.read(upToCount: min(left, 1 << 16)), !piece.isEmpty {
+            try await writer.write(ByteBuffer(bytes: piece))
+            left -= piece.count
+          }
+          try await writer.finish(nil)
+        }
+        return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: body)
+      }
+      guard answer.isEventStream else {
+        return Response(
+          status: HTTPResponse.Status(code: answer.status), headers: fields,
+          body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+      }
+      let live = self.live
+      // Written until the page goes away (a write fails, the task is cancelled) or the server stops: a graceful
+      // shutdown waits for open responses, so it ends this one.
+      let stream = ResponseBody { writer in
+        let (id, events) = live.subscribe()
+        defer { live.unsubscribe(id) }
+        try await withGracefulShutdownHandler {
+          for await text in events { try await writer.write(ByteBuffer(string: text)) }
+        } onGracefulShutdown: {
+          live.unsubscribe(id)
+        }
+        try await writer.finish(nil)
+      }
+      return Response(status: .ok, headers: fields, body: stream)
     }
   }
 }

@@ -71,6 +71,12 @@ public struct WebResponse: Sendable {
   public var headers: [(name: String, value: String)]
   /// The body's bytes.
   public var body: Data
+  /// Whether the body is the repository's live event stream (Server-Sent Events, ``LiveUpdates``), which the
+  /// server writes after these headers for as long as the page stays open; `body` is then empty.
+  public var isEventStream = false
+  /// A file whose first `Content-Length` bytes the server streams after these headers (an attachment), read in
+  /// pieces rather than held in memory; `body` is then empty.
+  public var file: URL?
 
   /// A response.
   public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
@@ -93,6 +99,13 @@ public struct WebResponse: Sendable {
   static func text(_ text: String, status: Int) -> WebResponse {
     WebResponse(
       status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data((text + "\n").utf8))
+  }
+
+  /// The headers of the live event stream; the server writes its events.
+  static func eventStream() -> WebResponse {
+    var response = WebResponse(status: 200, headers: [("Content-Type", "text/event-stream; charset=utf-8")])
+    response.isEventStream = true
+    return response
   }
 
   /// A `303 See Other` to `location` (a path on this server).

@@ -5,7 +5,7 @@ enum WebTemplates {
   /// File text by name, byte for byte as in `templates/web/NAME`.
   static let all: [String: String] = [
     "app.js": #"""
-    // nb serve's own script. Every page works without it; it only adds keyboard shortcuts.
+    // nb serve's own script. Every page works without it; it adds keyboard shortcuts and live updates.
     "use strict";
     document.addEventListener("keydown", (event) => {
       const target = event.target;
@@ -20,6 +20,92 @@ enum WebTemplates {
         }
       }
     });
+
+    // Live updates: the server sends an event for every file that changes (an editor's save, another nb, a sync).
+    // A page showing notes fetches itself again and swaps its main part in; a page with a form being filled waits
+    // until the form is left; an open edit form is never replaced, it is told that its file changed.
+    (() => {
+      if (typeof EventSource === "undefined") return;
+      let refreshing = false;
+      let pending = false;
+
+      const busy = () => {
+        const active = document.activeElement;
+        if (!(active instanceof HTMLElement) || !active.closest("main form, header form")) return false;
+        return /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName) && active.value !== "" && active.type !== "hidden";
+      };
+
+      const refresh = async () => {
+        if (busy()) {
+          pending = true;
+          return;
+        }
+        if (refreshing) {
+          pending = true;
+          return;
+        }
+        refreshing = true;
+        pending = false;
+        try {
+          const answer = await fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" } });
+          const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+          const fresh = page.querySelector("main");
+          const main = document.querySelector("main");
+          if (fresh && main && !busy()) {
+            main.replaceWith(document.adoptNode(fresh));
+            document.title = page.title;
+          } else {
+            pending = true;
+          }
+        } catch (error) {
+          pending = true;
+        } finally {
+          refreshing = false;
+        }
+      };
+
+      document.addEventListener("focusout", () => {
+        if (pending) setTimeout(refresh, 50);
+      });
+
+      const editForm = () => document.querySelector("form.edit[data-path]");
+
+      const changed = (event) => {
+        let change;
+        try {
+          change = JSON.parse(event.data);
+        } catch (error) {
+          return;
+        }
+        const form = editForm();
+        if (form) {
+          if (change.everything || change.paths.includes(form.dataset.path)) {
+            const notice = document.getElementById("changed-on-disk");
+            if (notice) notice.hidden = false;
+          }
+          return;
+        }
+        refresh();
+      };
+
+      // A browser keeps about six connections per server; a tab in the background gives its stream back and catches up
+      // (one refresh) when it is shown again.
+      let source = null;
+      const listen = () => {
+        source = new EventSource("/events");
+        source.addEventListener("change", changed);
+      };
+      document.addEventListener("visibilitychange", () => {
+        if (document.hidden && source) {
+          source.close();
+          source = null;
+        } else if (!document.hidden && !source) {
+          listen();
+          if (!editForm()) refresh();
+        }
+      });
+      if (!document.hidden) listen();
+    })();
 
     """#,
     "base.html": #"""
@@ -40,6 +126,14 @@ enum WebTemplates {
         <input type="search" name="q" value="{{ query|e }}" placeholder="Search: words, tag:x, notebook:y" aria-label="Search notes" accesskey="s">
         <button type="submit">Search</button>
       </form>
+      <nav class="sections"><a href="/tasks">Tasks</a> <a href="/inbox">Inbox</a></nav>
+      {% if not read_only %}
+      <form class="capture" action="/capture" method="post">
+        <input type="hidden" name="csrf" value="{{ csrf|e }}">
+        <input type="text" name="text" placeholder="Capture a thought into the inbox" aria-label="Capture into the inbox" required>
+        <button type="submit">Capture</button>
+      </form>
+      {% endif %}
     </header>
     <main>
     {% block content %}{% endblock %}
@@ -56,7 +150,8 @@ enum WebTemplates {
     <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %} / <a href="{{ note.url|e }}">{{ note.title|e }}</a></nav>
     <h1>Edit {{ note.title|e }}</h1>
     {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
-    <form class="edit" method="post" action="{{ action|e }}">
+    <p class="warning" id="changed-on-disk" role="alert" hidden>The file changed since you opened it (another editor or a sync). Your text stays here; saving shows both versions before anything is replaced.</p>
+    <form class="edit" method="post" action="{{ action|e }}" data-path="{{ note.path|e }}">
       <input type="hidden" name="csrf" value="{{ csrf|e }}">
       <input type="hidden" name="version" value="{{ version|e }}">
       <label for="text">{{ note.path|e }}</label>
@@ -79,6 +174,48 @@ enum WebTemplates {
     <h1>{{ heading|e }}</h1>
     <p>{{ message|e }}</p>
     <p><a href="/">Home</a></p>
+    {% endblock %}
+
+    """#,
+    "history.html": #"""
+    {% extends "base.html" %}
+    {% block title %}History of {{ note.title|e }} · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %} / <a href="{{ note.url|e }}">{{ note.title|e }}</a></nav>
+    <h1>History of {{ note.title|e }}</h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    {% if diff_title %}
+    <section class="diff">
+      <h2>{{ diff_title|e }} <span class="count">+{{ diff_added|e }} −{{ diff_removed|e }}</span></h2>
+      {% if diff %}
+      <pre>{% for line in diff %}<span class="{{ line.kind|e }}">{% if line.kind == "added" %}+{% elif line.kind == "removed" %}-{% elif line.kind == "context" %} {% endif %}{{ line.text|e }}</span>
+    {% endfor %}</pre>
+      {% else %}
+      <p class="empty">No difference.</p>
+      {% endif %}
+    </section>
+    {% endif %}
+    {% if entries %}
+    <ol class="history">
+      {% for entry in entries %}
+      <li{% if entry.selected %} class="selected"{% endif %}>
+        <p><code>{{ entry.short|e }}</code> <time datetime="{{ entry.date|e }}">{{ entry.date|e }}</time> <span class="subject">{{ entry.subject|e }}</span></p>
+        <p class="meta">{{ entry.author|e }} &lt;{{ entry.email|e }}&gt;{% if entry.device %} · device {{ entry.device|e }}{% endif %} · {{ entry.change|e }} {{ entry.path|e }}{% if entry.previous_path %} (from {{ entry.previous_path|e }}){% endif %}</p>
+        <p class="actions"><a href="{{ entry.previous_url|e }}">Diff with the version before</a> · <a href="{{ entry.current_url|e }}">Diff with the file now</a></p>
+        {% if not read_only %}
+        <form class="restore" method="post" action="{{ restore_action|e }}">
+          <input type="hidden" name="csrf" value="{{ csrf|e }}">
+          <input type="hidden" name="version" value="{{ version|e }}">
+          <input type="hidden" name="commit" value="{{ entry.commit|e }}">
+          <button type="submit">Restore this version</button>
+        </form>
+        {% endif %}
+      </li>
+      {% endfor %}
+    </ol>
+    {% else %}
+    <p class="empty">No commit has this note yet: it is not committed.</p>
+    {% endif %}
     {% endblock %}
 
     """#,
@@ -107,6 +244,48 @@ enum WebTemplates {
     {% endblock %}
 
     """#,
+    "inbox.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Inbox · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a></nav>
+    <h1>Inbox <span class="count">{{ items.count|e }} waiting</span></h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    {% if items %}
+    <ul class="inbox">
+      {% for item in items %}
+      <li id="{{ item.path|e }}">
+        <a class="title" href="{{ item.url|e }}">{{ item.title|e }}</a>
+        <span class="meta">{{ item.captured|e }}</span>
+        {% for tag in item.tags %}<a class="chip tag" href="{{ tag.url|e }}">#{{ tag.name|e }}</a> {% endfor %}
+        <p class="meta">{% if item.suggestion %}Suggested: <strong>{{ item.suggestion|e }}</strong> {{ item.percent|e }}{% if item.by_command %} (your command){% endif %}{% else %}No suggestion{% endif %}{% if item.candidates %} · likeliest: {% for candidate in item.candidates %}{{ candidate.notebook|e }} {{ candidate.percent|e }}{% if not forloop.last %}, {% endif %}{% endfor %}{% endif %}</p>
+        {% if not read_only %}
+        {% if item.suggestion %}
+        <form class="file accept" method="post" action="/inbox/file">
+          <input type="hidden" name="csrf" value="{{ csrf|e }}">
+          <input type="hidden" name="item" value="{{ item.path|e }}">
+          <input type="hidden" name="notebook" value="{{ item.suggestion|e }}">
+          <button type="submit">File in {{ item.suggestion|e }}</button>
+        </form>
+        {% endif %}
+        <form class="file correct" method="post" action="/inbox/file">
+          <input type="hidden" name="csrf" value="{{ csrf|e }}">
+          <input type="hidden" name="item" value="{{ item.path|e }}">
+          <select name="notebook" aria-label="Notebook for {{ item.title|e }}">
+            {% for notebook in item.notebooks %}<option value="{{ notebook.path|e }}"{% if notebook.selected %} selected{% endif %}>{{ notebook.path|e }}</option>{% endfor %}
+          </select>
+          <button type="submit">File</button>
+        </form>
+        {% endif %}
+      </li>
+      {% endfor %}
+    </ul>
+    {% else %}
+    <p class="empty">Nothing waits in the inbox.</p>
+    {% endif %}
+    {% endblock %}
+
+    """#,
     "note-list.html": #"""
     {% if notes %}
     <ul class="notes">
@@ -131,7 +310,7 @@ enum WebTemplates {
     <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %}</nav>
     <article class="note">
       <h1 class="note-title">{{ note.title|e }}</h1>
-      {% if not read_only %}<p class="actions"><a href="{{ note.edit_url|e }}">Edit</a></p>{% endif %}
+      <p class="actions">{% if not read_only %}<a href="{{ note.edit_url|e }}">Edit</a> · {% endif %}<a href="{{ note.history_url|e }}">History</a></p>
       <p class="chips">
         {% for tag in note.tags %}<a class="chip tag" href="{{ tag.url|e }}">#{{ tag.name|e }}</a> {% endfor %}
         {% for field in fields %}<span class="chip"><span class="key">{{ field.key|e }}</span> {{ field.value|e }}</span> {% endfor %}
@@ -245,6 +424,15 @@ enum WebTemplates {
     .brand { font-weight: 700; font-size: 1.2rem; color: var(--fg); }
     .search { display: flex; flex: 1 1 16rem; gap: .4rem; }
     .search input { flex: 1; min-width: 0; }
+    .capture { display: flex; flex: 1 1 16rem; gap: .4rem; }
+    .capture input[type=text] { flex: 1; min-width: 0; }
+    .sections { display: flex; gap: .8rem; }
+    ul.inbox { list-style: none; padding: 0; margin: 0; }
+    ul.inbox li { padding: .5rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+    ul.inbox .title { font-weight: 600; }
+    ul.inbox p { margin: .2rem 0; }
+    .file { display: inline-flex; gap: .3rem; margin-right: .6rem; }
+    select { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; }
     input, button, textarea {
       font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px;
       padding: .35rem .6rem;
@@ -300,6 +488,22 @@ enum WebTemplates {
     .actions { margin: .3rem 0 1rem; }
     .current pre { background: var(--code); padding: .8rem; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; }
     .help pre { white-space: pre-wrap; font-size: .85rem; }
+    ol.history { list-style: none; padding: 0; margin: 0; }
+    ol.history li { padding: .5rem 0; border-bottom: 1px solid var(--line); }
+    ol.history li.selected { background: var(--chip); }
+    ol.history p { margin: .1rem 0; overflow-wrap: anywhere; }
+    .restore, .tick { display: inline; }
+    ul.tasks { list-style: none; padding: 0; margin: 0 0 1rem; }
+    ul.tasks li { padding: .35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+    ul.tasks .tick button { padding: 0 .45rem; margin-right: .4rem; }
+    ul.tasks li.overdue .meta { color: var(--warn); }
+    section.tasks h3 { font-size: .95rem; margin: .8rem 0 .2rem; }
+    .diff pre {
+      background: var(--code); padding: .8rem; border-radius: 6px; overflow-x: auto;
+      font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: .85rem;
+    }
+    .diff .added { color: #1a7f37; } .diff .removed { color: #cf222e; } .diff .hunk { color: var(--muted); }
+    @media (prefers-color-scheme: dark) { .diff .added { color: #3fb950; } .diff .removed { color: #f85149; } }
     @media (min-width: 60rem) {
       main:has(> .note) { display: grid; grid-template-columns: minmax(0, 3fr) minmax(14rem, 1fr); gap: 2rem; }
       main:has(> .note) > .crumbs { grid-column: 1 / -1; }
@@ -308,6 +512,43 @@ enum WebTemplates {
       .columns { grid-template-columns: 1fr; }
       main { padding: .75rem; }
     }
+
+    """#,
+    "tasks.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Tasks · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a>{% if project %} / <a href="/tasks">Tasks</a>{% endif %}</nav>
+    <h1>Tasks{% if project %} in {{ project|e }}{% endif %}</h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    {% for section in sections %}
+    <section class="tasks" id="{{ section.id|e }}">
+      <h2>{{ section.title|e }} <span class="count">{{ section.count|e }}</span></h2>
+      {% for group in section.groups %}
+      <h3><a href="{{ group.url|e }}">{{ group.name|e }}</a></h3>
+      <ul class="tasks">
+        {% for task in group.tasks %}
+        <li class="priority-{{ task.priority|e }}{% if task.overdue %} overdue{% endif %}">
+          {% if not read_only %}
+          <form class="tick" method="post" action="/tasks/done">
+            <input type="hidden" name="csrf" value="{{ csrf|e }}">
+            <input type="hidden" name="task" value="{{ task.selector|e }}">
+            <input type="hidden" name="title" value="{{ task.title|e }}">
+            <input type="hidden" name="project" value="{{ project|e }}">
+            <button type="submit" title="Done" aria-label="Done: {{ task.title|e }}">✓</button>
+          </form>
+          {% endif %}
+          <a class="title" href="{{ task.url|e }}">{{ task.title|e }}</a>
+          <span class="meta">{% if task.due %}due {{ task.due|e }}{% endif %}{% if task.recurrence %} · repeats{% endif %}{% if task.priority_label %} · {{ task.priority_label|e }}{% endif %}{% if task.subtasks %} · {{ task.subtasks|e }}{% endif %}{% if task.status != "open" %} · {{ task.status|e }}{% endif %}{% if task.where %} · {{ task.where|e }}{% endif %}</span>
+        </li>
+        {% endfor %}
+      </ul>
+      {% empty %}
+      <p class="empty">None.</p>
+      {% endfor %}
+    </section>
+    {% endfor %}
+    {% endblock %}
 
     """#,
   ]

@@ -223,6 +223,151 @@ final class ServeTests: NBCLITestCase {
     XCTAssertEqual(try http(server.port, "/", headers: [("X-NB-Token", server.token)]).status, 200)
   }
 
+  func testOpenPagesHearOfChangesMadeByOtherProcessesWithinASecond() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "first draft")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    // Without the token the stream is refused like any page.
+    XCTAssertEqual(try http(server.port, "/events").status, 401)
+    let stream = try EventStreamClient(port: server.port, headers: [("X-NB-Token", server.token)])
+    XCTAssertEqual(stream.status, 200, stream.head)
+    XCTAssertTrue(stream.head.lowercased().contains("content-type: text/event-stream"), stream.head)
+    XCTAssertTrue(stream.waitFor("retry: 1000", seconds: 10), stream.text)
+
+    // A note added by another nb process (its own commit): an event naming it within 1 s of the command's end.
+    try nbSucceeds("add", "Standup", "--content", "notes")
+    var start = Date()
+    XCTAssertTrue(
+      stream.waitFor(#""inbox/standup.md""#, seconds: 1), "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
+    XCTAssertTrue(stream.text.contains("event: change\ndata: {"), stream.text)
+
+    // An edit saved in place by another program (an editor, without nb): the same.
+    let roadmap = try String(contentsOf: url("work/roadmap.md"), encoding: .utf8)
+    try write("work/roadmap.md", roadmap + "more\n")
+    start = Date()
+    XCTAssertTrue(
+      stream.waitFor(#""work/roadmap.md""#, seconds: 1), "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
+    XCTAssertEqual(try git.statusPorcelain(), " M work/roadmap.md\n", "listening commits nothing")
+
+    // Another page opened meanwhile hears the next change too.
+    let second = try EventStreamClient(
+      port: server.port, headers: [("Cookie", "nb_token_\(server.port)=\(server.token)")])
+    XCTAssertTrue(second.waitFor("retry: 1000", seconds: 10), second.text)
+    try nbSucceeds("save")
+    XCTAssertTrue(second.waitFor(#""work/roadmap.md""#, seconds: 1), second.text)
+
+    // SIGTERM ends the open streams and the server.
+    server.stop()
+    XCTAssertEqual(try server.wait().status, 0)
+    XCTAssertTrue(stream.waitForEnd(seconds: 10), "the stream ends with the server")
+  }
+
+  func testANoteArrivingBySyncReachesOpenPagesWithinASecond() throws {
+    try makeRepository()
+    let remote = temp.file("remote.git")
+    _ = try git.run("init", "--quiet", "--bare", remote.path)
+    try nbSucceeds("remote", "add", "origin", remote.path)
+    try nbSucceeds("sync")
+    // Another device: a clone of the remote that adds a note and syncs.
+    let tablet = temp.file("tablet")
+    _ = try git.run("clone", "--quiet", remote.path, tablet.path)
+    let other = ["NB_DIR": tablet.path, "NB_DEVICE": "tablet"]
+    try nbSucceeds("add", "From the tablet", "--content", "written elsewhere", env: other)
+    try nbSucceeds("sync", env: other)
+
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let stream = try EventStreamClient(port: server.port, headers: [("X-NB-Token", server.token)])
+    XCTAssertTrue(stream.waitFor("retry: 1000", seconds: 10), stream.text)
+    // nb sync here, in a process of its own, brings the note in.
+    try nbSucceeds("sync")
+    let start = Date()
+    XCTAssertTrue(
+      stream.waitFor(#""inbox/from-the-tablet.md""#, seconds: 1),
+      "after \(Date().timeIntervalSince(start)) s: \(stream.text)")
+    let page = try http(server.port, "/", headers: [("X-NB-Token", server.token)])
+    XCTAssertTrue(page.body.contains(">From the tablet</a>"), page.body)
+  }
+
+  func testAttachmentsAreStreamedWhole() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "x")
+    // 1.2 MB of numbered lines: larger than any one piece the server reads.
+    let text = (0..<100_000).map { String(format: "line %06d\n", $0) }.joined()
+    try write("work/roadmap.files/log.txt", text)
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let answer = try http(server.port, "/file/work/roadmap.files/log.txt", headers: [("X-NB-Token", server.token)])
+    XCTAssertEqual(answer.status, 200)
+    XCTAssertEqual(answer.header("Content-Length"), "\(text.utf8.count)")
+    XCTAssertEqual(answer.header("Content-Type"), "application/octet-stream")
+    XCTAssertEqual(answer.body.count, text.count)
+    XCTAssertTrue(answer.body == text, "the bytes as on disk")
+  }
+
+  func testTickingATaskIsExactlyNbTaskDone() throws {
+    let env = ["NB_NOW": "2026-03-10T12:00:00Z", "TZ": "UTC", "NB_DEVICE": "laptop"]
+    try makeRepository()
+    try nbSucceeds("task", "add", "Water plants", "--project", "home", "--due", "today", "--repeat", "daily", env: env)
+    let oracle = try Oracle(self, env: env)
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"], env: env)
+    defer { server.stop() }
+    let browser = try Browser(server, page: "/tasks")
+    XCTAssertTrue(browser.page.contains(">Water plants</a>"), browser.page)
+
+    // Ticking a repeating task: the same bytes and the same commit as nb task done.
+    let ticked = try browser.post("/tasks/done", [("task", "home/water-plants.md"), ("title", "Water plants")])
+    XCTAssertEqual(ticked.status, 303, ticked.body)
+    try oracle.nb("task", "done", "home/water-plants.md")
+    XCTAssertEqual(try read("home/water-plants.md"), try oracle.read("home/water-plants.md"))
+    XCTAssertTrue(
+      try String(contentsOf: url("home/water-plants.md"), encoding: .utf8).contains("2026-03-11"), "moved on")
+    XCTAssertEqual(try Oracle.lastCommit(git), try Oracle.lastCommit(oracle.git))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
+  func testCapturingAndFilingAreExactlyNbCaptureAndNbInboxFile() throws {
+    let env = ["NB_NOW": "2026-03-10T12:00:00Z", "TZ": "UTC", "NB_DEVICE": "laptop"]
+    try makeRepository()
+    try nbSucceeds("add", "Dentist", "--notebook", "health", "--content", "dentist teeth bridge appointment", env: env)
+    try nbSucceeds("add", "Standup", "--notebook", "work", "--content", "meeting agenda team sprint", env: env)
+    let oracle = try Oracle(self, env: env)
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"], env: env)
+    defer { server.stop() }
+    let browser = try Browser(server, page: "/")
+    // Every note's id is new, so ids are left out of the comparison (and the decision's item, which is one).
+    func withoutIDs(_ text: String) -> String {
+      text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("id: ") }
+        .joined(separator: "\n").replacingOccurrences(of: #"Nb-Note-Id: \S+"#, with: "", options: .regularExpression)
+        .replacingOccurrences(of: #""item":"[^"]+""#, with: "", options: .regularExpression)
+    }
+
+    // The capture box: nb capture's note and commit.
+    let text = "call the dentist about the bridge"
+    let captured = try browser.post("/capture", [("text", text)])
+    XCTAssertEqual(captured.status, 303, captured.body)
+    try oracle.nb("capture", text)
+    let item = "inbox/call-the-dentist-about-the-bridge.md"
+    XCTAssertEqual(withoutIDs(try String(contentsOf: url(item), encoding: .utf8)), withoutIDs(try oracle.text(item)))
+    XCTAssertEqual(withoutIDs(try Oracle.lastCommit(git)), withoutIDs(try Oracle.lastCommit(oracle.git)))
+    let inbox = try http(server.port, "/inbox", headers: [browser.cookie])
+    XCTAssertTrue(inbox.body.contains(#"<input type="hidden" name="item" value="\#(item)">"#), inbox.body)
+
+    // Filing it somewhere else than suggested: the move and the decision as nb inbox file records them.
+    let filed = try browser.post("/inbox/file", [("item", item), ("notebook", "work")])
+    XCTAssertEqual(filed.status, 303, filed.body)
+    try oracle.nb("inbox", "file", item, "work")
+    let moved = "work/call-the-dentist-about-the-bridge.md"
+    XCTAssertEqual(withoutIDs(try String(contentsOf: url(moved), encoding: .utf8)), withoutIDs(try oracle.text(moved)))
+    let decisions = ".nb/inbox/decisions.jsonl"
+    let log = try String(contentsOf: url(decisions), encoding: .utf8)
+    XCTAssertEqual(withoutIDs(log), withoutIDs(try oracle.text(decisions)))
+    XCTAssertTrue(log.contains(#""chosen":"work""#), log)
+    XCTAssertEqual(withoutIDs(try Oracle.lastCommit(git)), withoutIDs(try Oracle.lastCommit(oracle.git)))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
   // MARK: - Helpers
 
   private func assertSecurityHeaders(_ answer: HTTPAnswer, file: StaticString = #filePath, line: UInt = #line) {
@@ -388,4 +533,139 @@ func http(
     return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
   }
   return HTTPAnswer(status: status, headers: fields, body: String(text[split.upperBound...]))
+}
+
+/// A clone of the test's repository where the nb commands do what a page does, to compare the two.
+struct Oracle {
+  let root: URL
+  let git: GitCLI
+  let env: [String: String]
+  unowned let test: NBCLITestCase
+
+  init(_ test: NBCLITestCase, env: [String: String]) throws {
+    root = test.temp.file("oracle")
+    _ = try test.git.run("clone", "--quiet", test.root.path, root.path)
+    git = try GitCLI(workTree: root, home: test.home)
+    self.env = env.merging(["NB_DIR": root.path]) { $1 }
+    self.test = test
+  }
+
+  func nb(_ args: String..., file: StaticString = #filePath, line: UInt = #line) throws {
+    let result = try test.nb(arguments: args, env: env)
+    XCTAssertEqual(result.status, 0, "nb \(args) in the oracle: \(result.stderr)", file: file, line: line)
+  }
+
+  func read(_ path: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(path)) }
+  func text(_ path: String) throws -> String {
+    try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+  }
+
+  /// The last commit's subject, body, author and date.
+  static func lastCommit(_ git: GitCLI) throws -> String { try git.run("log", "-1", "--format=%s%n%b%n%an %ae %ad") }
+}
+
+/// A browser's session with a server: its cookie, and the CSRF token of a page it loaded, for posting forms.
+struct Browser {
+  let port: Int
+  let cookie: (String, String)
+  let csrf: String
+  let page: String
+
+  init(_ server: ServeProcess, page target: String) throws {
+    port = server.port
+    cookie = ("Cookie", "nb_token_\(server.port)=\(server.token)")
+    let answer = try http(port, target, headers: [cookie])
+    XCTAssertEqual(answer.status, 200, answer.body)
+    page = answer.body
+    let start = try XCTUnwrap(page.range(of: #"name="csrf" value=""#)).upperBound
+    csrf = String(page[start...].prefix { $0 != "\"" })
+  }
+
+  /// A form posted as the browser posts it (cookie, Origin, CSRF token).
+  func post(_ target: String, _ fields: [(String, String)]) throws -> HTTPAnswer {
+    let body = (fields + [("csrf", csrf)])
+      .map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+      .joined(separator: "&")
+    return try http(
+      port, target, method: "POST",
+      headers: [cookie, ("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/x-www-form-urlencoded")],
+      body: Data(body.utf8))
+  }
+}
+
+/// A client of `GET /events` over a socket of its own: the answer's head, then the stream read as it comes.
+final class EventStreamClient {
+  private let socketFD: Int32
+  private var received = Data()
+  private var ended = false
+  private(set) var head = ""
+  private(set) var status = 0
+
+  init(port: Int, headers: [(String, String)]) throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(fd)
+      throw POSIXError(.ECONNREFUSED)
+    }
+    socketFD = fd
+    var request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
+    for (name, value) in headers { request += "\(name): \(value)\r\n" }
+    request += "\r\n"
+    _ = Data(request.utf8).withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    let deadline = Date().addingTimeInterval(30)
+    var split: Range<Data.Index>?
+    while split == nil, Date() < deadline, !ended {
+      read(until: deadline)
+      split = received.range(of: Data("\r\n\r\n".utf8))
+    }
+    guard let split else { throw POSIXError(.EBADMSG) }
+    head = String(decoding: received[..<split.lowerBound], as: UTF8.self)
+    status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+    received = Data(received[split.upperBound...])
+  }
+
+  deinit { close(socketFD) }
+
+  /// What arrived after the head so far (chunk sizes included: the stream is chunked).
+  var text: String { String(decoding: received, as: UTF8.self) }
+
+  /// Reads until `needle` has arrived or `seconds` have passed; whether it arrived.
+  func waitFor(_ needle: String, seconds: TimeInterval) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !text.contains(needle) {
+      guard Date() < deadline, !ended else { return false }
+      read(until: deadline)
+    }
+    return true
+  }
+
+  /// Reads until the server closes the connection or `seconds` pass; whether it closed.
+  func waitForEnd(seconds: TimeInterval) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !ended && Date() < deadline { read(until: deadline) }
+    return ended
+  }
+
+  private func read(until deadline: Date) {
+    var poller = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
+    let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+    guard remaining > 0, poll(&poller, 1, remaining) > 0 else { return }
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    let count = recv(socketFD, &buffer, buffer.count, 0)
+    if count <= 0 {
+      ended = true
+    } else {
+      received.append(contentsOf: buffer[0..<count])
+    }
+  }
 }

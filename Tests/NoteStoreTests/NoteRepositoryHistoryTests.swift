@@ -32,6 +32,45 @@ final class NoteRepositoryHistoryTests: NoteRepositoryTestCase {
     XCTAssertEqual(try repository.history(of: note, limit: 2).count, 2)
   }
 
+  func testEntriesNameTheDeviceAndOldVersionsCanBeReadAndRestored() throws {
+    repository.device = "tablet"
+    var note = try repository.createNote(NoteDraft(title: "Journey", content: "start\n"))
+    clock.advance(10)
+    note = try repository.update(note, NoteChange(append: "more\n"))
+    clock.advance(10)
+    note = try repository.move(note, to: "archive")
+    // A commit made with git alone has no device.
+    try write("archive/journey.md", try read(note.path) + "by git\n")
+    _ = try git.run("commit", "-q", "-am", "by hand")
+    note = try repository.resolve(note.path)
+    let history = try repository.history(of: note)
+    XCTAssertEqual(history.map(\.device), [nil, "tablet", "tablet", "tablet"])
+    let first = try XCTUnwrap(history.last)
+    // What the commit holds, by the real git.
+    XCTAssertEqual(
+      try repository.text(at: first.path, in: first.commit.id), try git.show(first.commit.id, path: first.path))
+    XCTAssertNil(try repository.text(at: "archive/journey.md", in: first.commit.id))
+
+    // Restoring the first version: one commit, its body back, the id kept, `updated` stamped now.
+    clock.advance(10)
+    let commits = try git.logSubjects().count
+    let stale = try repository.restore(note, from: first.commit.id, path: first.path, over: "0")
+    guard case .changed = stale else { return XCTFail("\(stale)") }
+    XCTAssertEqual(try git.logSubjects().count, commits, "a stale version restores nothing")
+    let result = try repository.restore(
+      note, from: first.commit.id, path: first.path, over: try repository.version(of: note))
+    guard case .saved(let restored) = result else { return XCTFail("\(result)") }
+    XCTAssertEqual(try git.logSubjects().first, "nb: restore archive/journey.md from \(first.commit.id.prefix(8))")
+    XCTAssertEqual(try git.logSubjects().count, commits + 1)
+    XCTAssertEqual(restored.id, note.id)
+    XCTAssertEqual(try repository.body(of: restored), "start\n")
+    XCTAssertEqual(restored.updated?.date, Self.start.addingTimeInterval(30))
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertThrowsError(
+      try repository.restore(
+        note, from: first.commit.id, path: "nowhere.md", over: try repository.version(of: restored)))
+  }
+
   func testHistoryFollowsAMoveAndRewriteInOneCommitByID() throws {
     let note = try repository.createNote(NoteDraft(title: "Shapeshifter", content: "tiny\n"))
     let original = try read(note.path)

@@ -346,6 +346,19 @@ final class QueryParserTests: XCTestCase {
     assertFails("\"a\" \"b", column: 5, length: 1, "never closed")
   }
 
+  func testTwoQuotesInsideQuotesAreOneQuote() throws {
+    XCTAssertEqual(
+      try QueryLexer.tokens(#"notebook:"say ""hi"" now""#).map(\.kind),
+      [
+        .filter(key: "notebook", value: #"say "hi" now"#, quoted: true, valueColumn: 11)
+      ])
+    XCTAssertEqual(try QueryLexer.tokens(#""a""b" c"#).map(\.kind), [.phrase(#"a"b"#), .word("c")])
+    XCTAssertEqual(try QueryLexer.tokens(#""""""#).map(\.kind), [.phrase(#"""#)])
+    // A quote inside a word stays an ordinary character, as before.
+    XCTAssertEqual(try QueryLexer.tokens(#"5'11""#).map(\.kind), [.word(#"5'11""#)])
+    assertFails(#""a"""#, column: 1, length: 1, "never closed")
+  }
+
   func testEmptyPhrasesAndStars() {
     assertFails("\"\"", column: 1, length: 2, "empty phrase")
     assertFails("a \"  \"", column: 3, length: 4, "empty phrase")

@@ -85,6 +85,24 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertEqual(get("/notebook/.git").status, 403)
   }
 
+  func testNotebooksAndTagsWithQuotesInTheirNamesAreFound() throws {
+    // Written as another app would: a folder name with quotes, spaces and parentheses, a tag with a quote.
+    for (folder, title) in [(#"say "hi" (now)"#, "Inside"), (#"say "hi" (now)/deeper"#, "Deeper"), ("say", "Other")] {
+      try FileManager.default.createDirectory(
+        at: notes.root.appendingPathComponent(folder), withIntermediateDirectories: true)
+      try Data("---\ntitle: \(title)\ntags: ['a \"b']\n---\nx\n".utf8).write(
+        to: notes.root.appendingPathComponent(folder + "/" + title.lowercased() + ".md"))
+    }
+    let page = get("/notebook/" + WebPath.encoded(#"say "hi" (now)"#))
+    XCTAssertEqual(page.status, 200, page.html)
+    XCTAssertTrue(page.html.contains(">Inside</a>"), page.html)
+    XCTAssertFalse(page.html.contains(">Deeper</a>") || page.html.contains(">Other</a>"), page.html)
+    let tag = get("/search?q=" + WebPath.queryValue(#"tag:"a ""b""#))
+    XCTAssertEqual(tag.status, 200, tag.html)
+    XCTAssertTrue(tag.html.contains(">Inside</a>") && tag.html.contains(">Other</a>"), tag.html)
+    XCTAssertTrue(get("/note/say/other.md").html.contains(#"href="/search?q=tag%3A%22a%20%22%22b%22">#a &quot;b</a>"#))
+  }
+
   func testNotePageRendersMarkdownLinksBacklinksAndChips() throws {
     _ = try add("Goals", "work", "The goals.")
     let roadmap = try add(
@@ -158,6 +176,16 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertTrue(svg.header("Content-Security-Policy")?.contains("sandbox") == true)
     let png = get("/file/" + WebPath.encoded(folder + "/p.png")).response
     XCTAssertEqual(png.header("Content-Type"), "image/png")
+    // Streamed by the server from the file, not read into the answer.
+    XCTAssertEqual(png.file?.path, notes.root.appendingPathComponent(folder + "/p.png").path)
+    XCTAssertEqual(png.header("Content-Length"), "4")
+    XCTAssertEqual(png.body, Data())
+    app.fileLimit = 3
+    let big = get("/file/" + WebPath.encoded(folder + "/p.png"))
+    XCTAssertEqual(big.status, 413)
+    XCTAssertNil(big.response.file)
+    XCTAssertTrue(big.html.contains("is 4 bytes, more than this server sends (3)"), big.html)
+    app.fileLimit = 1 << 30
     XCTAssertEqual(get("/file/.git/config").status, 403)
     XCTAssertEqual(get("/file/..%2f..%2fetc%2fpasswd").status, 403)
     XCTAssertEqual(get("/note/..%2f..%2fetc%2fpasswd").status, 403)
@@ -227,6 +255,32 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertFalse(get("/note/" + note.path).html.contains(">Edit</a>"))
     XCTAssertEqual(post("/edit/" + note.path, [("text", "y"), ("version", try notes.version(of: note))]).status, 403)
     XCTAssertEqual(try notes.text(of: note).hasSuffix("x\n"), true)
+  }
+
+  func testTheEventStreamIsAPageLikeAnyOther() throws {
+    let stream = get("/events").response
+    XCTAssertEqual(stream.status, 200)
+    XCTAssertTrue(stream.isEventStream)
+    XCTAssertEqual(stream.header("Content-Type"), "text/event-stream; charset=utf-8")
+    XCTAssertEqual(stream.header("Cache-Control"), "no-store")
+    XCTAssertEqual(stream.header("X-Content-Type-Options"), "nosniff")
+    let anonymous = app.respond(to: WebRequest(method: "GET", target: "/events", headers: [("Host", "127.0.0.1:8642")]))
+    XCTAssertEqual(anonymous.status, 401)
+    XCTAssertFalse(anonymous.isEventStream)
+    let elsewhere = app.respond(
+      to: WebRequest(method: "GET", target: "/events", headers: [("Host", "evil.example"), ("X-NB-Token", "t")]))
+    XCTAssertEqual(elsewhere.status, 403)
+    XCTAssertFalse(elsewhere.isEventStream)
+    XCTAssertFalse(get("/note/x.md").response.isEventStream)
+  }
+
+  func testAnOpenEditFormKnowsItsFileForTheLiveNotice() throws {
+    let note = try add("Roadmap", "work", "x\n")
+    let form = get("/edit/" + note.path).html
+    XCTAssertTrue(
+      form.contains(#"<form class="edit" method="post" action="/edit/work/roadmap.md" data-path="work/roadmap.md">"#),
+      form)
+    XCTAssertTrue(form.contains(#"id="changed-on-disk" role="alert" hidden>"#), form)
   }
 
   func testAssetsAndUnknownAddresses() {

@@ -26,6 +26,8 @@ public struct HistoryEntry: Equatable, Sendable {
   public var previousPath: String?
   /// What happened.
   public var change: Change
+  /// The device that made the commit, from its `Nb-Device:` trailer; nil for a commit without one (plain git).
+  public var device: String? = nil
 }
 
 extension NoteRepository {
@@ -40,6 +42,11 @@ extension NoteRepository {
       var pastCreation = false
       for commit in try git.commits() {
         if let limit, entries.count >= limit { break }
+        defer {
+          if let last = entries.indices.last, entries[last].commit.id == commit.summary.id {
+            entries[last].device = CommitMessage.device(in: commit.message)
+          }
+        }
         let here = try git.file(at: path, in: commit.id)
         let parent = commit.parent
         let before = try parent.map { try git.file(at: path, in: $0) } ?? nil
@@ -72,6 +79,42 @@ extension NoteRepository {
         pastCreation = true
       }
       return entries
+    }
+  }
+
+  /// The text of the file at `path` as commit `commit` stored it (a ``HistoryEntry``'s `commit.id` and `path`); nil
+  /// when that commit has no file there.
+  /// - Throws: ``NoteStoreError/notUTF8(path:)`` when that version is not UTF-8 text; an error naming the commit
+  ///   when there is no such commit.
+  public func text(at path: String, in commit: String) throws -> String? {
+    guard let stored = try git.file(at: path, in: commit) else { return nil }
+    guard let text = Self.decodeUTF8(try git.read(stored)) else { throw NoteStoreError.notUTF8(path: path) }
+    return text
+  }
+
+  /// Makes an older version of a note its current text, as a new commit (`nb: restore PATH from COMMIT`): the
+  /// text `commit` stored at `path` (a ``HistoryEntry``'s), written to the note's path now and stamped as an edit
+  /// is (`updated`; the note keeps its `id` even when that version had none or another). Nothing older is lost:
+  /// the version replaced stays in history. Like ``save(text:to:over:)``, only while the file is still `version`.
+  /// - Throws: ``NoteStoreError/invalidArgument(_:)`` when that commit has no file at `path`.
+  public func restore(_ note: Note, from commit: String, path: String, over version: String) throws -> TextSave {
+    guard var text = try text(at: path, in: commit) else {
+      throw NoteStoreError.invalidArgument("commit \(commit.prefix(12)) has no file \(path)")
+    }
+    if let id = note.id {
+      text = try frontMatterCall(note.path) {
+        try FrontMatter.read(text).id == id ? text : try FrontMatter.setting("id", to: id, in: text)
+      }
+    }
+    return try mutate { tx in
+      let data = try FileSystem.read(absolute(note.path))
+      let current = NoteHistory.sha256Hex(data)
+      guard current == version else {
+        return .changed(text: String(decoding: data, as: UTF8.self), version: current)
+      }
+      guard Data(text.utf8) != data else { return .unchanged(note) }
+      return .saved(
+        try stampAndWrite(note.path, text: text, in: &tx, subject: "restore \(note.path) from \(commit.prefix(8))"))
     }
   }
 

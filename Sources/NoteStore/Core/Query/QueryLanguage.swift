@@ -41,6 +41,7 @@ public enum QueryLanguage {
     Links, times and drive letters are words, not filters: http://x, 12:30,
     C:\\notes. To search other text with a colon, or the word OR, quote it:
     "todo:", "OR".
+    Inside quotes, "" is one quote: title:"a ""b"" c" has the title a "b" c.
 
     Examples:
       nb search 'roadmap tag:planning -draft'

@@ -109,14 +109,26 @@ struct QueryLexer {
     }
   }
 
-  /// Reads `"…"` starting at the opening quote; `position` ends after the closing one.
+  /// Reads `"…"` starting at the opening quote; `position` ends after the closing one. Inside, two quotes in a
+  /// row stand for one (`notebook:"say ""hi"""`), so any text can be a quoted value.
   private mutating func quoted() throws(QueryError) -> String {
     let open = position
-    guard let close = characters[(open + 1)...].firstIndex(of: "\"") else {
-      throw error(at: open, "this quote is never closed; add a closing \"")
+    var value = ""
+    var index = open + 1
+    while index < characters.count {
+      if characters[index] == "\"" {
+        guard index + 1 < characters.count, characters[index + 1] == "\"" else {
+          position = index + 1
+          return value
+        }
+        value.append("\"")
+        index += 2
+        continue
+      }
+      value.append(characters[index])
+      index += 1
     }
-    position = close + 1
-    return String(characters[(open + 1)..<close])
+    throw error(at: open, "this quote is never closed; add a closing \"")
   }
 
   /// Reads a word, a keyword or a filter starting at `position`.

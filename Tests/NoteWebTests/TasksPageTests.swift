@@ -1,0 +1,130 @@
+import Foundation
+import NBTestSupport
+import NoteStore
+import TaskKit
+import XCTest
+
+@testable import NoteWeb
+
+/// The tasks page over a real repository, in process, at a fixed time; the git CLI says what was committed.
+final class TasksPageTests: XCTestCase {
+  private var temp: TemporaryDirectory!
+  private var notes: NoteRepository!
+  private var app: NoteWebApp!
+  private var git: GitCLI!
+
+  override func setUpWithError() throws {
+    temp = try TemporaryDirectory(prefix: "nb-web-tasks")
+    notes = try NoteRepository.initialize(at: temp.url.appendingPathComponent("notes"))
+    notes.timeZone = TimeZone(identifier: "UTC")!
+    let now = ISO8601DateFormatter().date(from: "2026-03-10T12:00:00Z")!
+    notes.clock = { now }
+    git = try GitCLI(workTree: notes.root, home: try temp.directory("home"))
+    app = NoteWebApp(repository: notes, security: WebSecurity(port: 8642, token: "t", csrfToken: "c"))
+  }
+
+  private func get(_ target: String) -> (status: Int, html: String) {
+    let response = app.respond(
+      to: WebRequest(method: "GET", target: target, headers: [("Host", "127.0.0.1:8642"), ("X-NB-Token", "t")]))
+    return (response.status, String(decoding: response.body, as: UTF8.self))
+  }
+
+  private func post(_ target: String, _ fields: [(String, String)]) -> (status: Int, html: String, location: String?) {
+    let body = (fields + [("csrf", "c")]).map { "\(WebPath.queryValue($0.0))=\(WebPath.queryValue($0.1))" }
+      .joined(separator: "&")
+    let response = app.respond(
+      to: WebRequest(
+        method: "POST", target: target,
+        headers: [
+          ("Host", "127.0.0.1:8642"), ("Cookie", "nb_token_8642=t"), ("Origin", "http://127.0.0.1:8642"),
+          ("Content-Type", "application/x-www-form-urlencoded"),
+        ], body: Data(body.utf8)))
+    return (response.status, String(decoding: response.body, as: UTF8.self), response.header("Location"))
+  }
+
+  private func day(_ text: String) -> TaskDate { TaskDate(text: text)! }
+
+  /// The HTML of one section of the tasks page.
+  private func section(_ id: String, in html: String) throws -> String {
+    let start = try XCTUnwrap(html.range(of: #"<section class="tasks" id="\#(id)">"#), id).upperBound
+    let end = html.range(of: "</section>", range: start..<html.endIndex)?.lowerBound ?? html.endIndex
+    return String(html[start..<end])
+  }
+
+  private func makeTasks() throws {
+    _ = try notes.createTask(TaskDraft(title: "File taxes", notebook: "work", due: day("2026-03-08")))
+    _ = try notes.createTask(TaskDraft(title: "Call mum", notebook: "home", priority: .high, due: day("2026-03-10")))
+    _ = try notes.createTask(
+      TaskDraft(title: "Water plants", notebook: "home", due: day("2026-03-10"), recurrence: "FREQ=DAILY"))
+    _ = try notes.createTask(TaskDraft(title: "Ship beta", notebook: "work", due: day("2026-03-13")))
+    _ = try notes.createTask(TaskDraft(title: "Learn piano", notebook: "home"))
+    _ = try notes.createTask(TaskDraft(title: "Old thing", notebook: "work", status: .done, due: day("2026-03-01")))
+  }
+
+  func testTheTasksPageListsTodayOverdueUpcomingAndNoDateByProject() throws {
+    try makeTasks()
+    let page = get("/tasks")
+    XCTAssertEqual(page.status, 200, page.html)
+    let overdue = try section("overdue", in: page.html)
+    XCTAssertTrue(
+      overdue.contains(">File taxes</a>") && overdue.contains(#"href="/tasks?project=work">work</a>"#), overdue)
+    XCTAssertFalse(overdue.contains("Call mum") || overdue.contains("Ship beta"), overdue)
+    let today = try section("today", in: page.html)
+    XCTAssertTrue(today.contains(">Call mum</a>") && today.contains(">Water plants</a>"), today)
+    XCTAssertTrue(today.contains("due 2026-03-10 · high"), today)
+    XCTAssertTrue(today.contains("due 2026-03-10 · repeats"), today)
+    XCTAssertFalse(today.contains("File taxes") || today.contains("Ship beta"), today)
+    let upcoming = try section("upcoming", in: page.html)
+    XCTAssertTrue(upcoming.contains(">Ship beta</a>"), upcoming)
+    XCTAssertFalse(upcoming.contains("Call mum") || upcoming.contains("Water plants"), upcoming)
+    let noDate = try section("no-date", in: page.html)
+    XCTAssertTrue(noDate.contains(">Learn piano</a>") && !noDate.contains("Ship beta"), noDate)
+    XCTAssertFalse(page.html.contains("Old thing"), "done tasks are not listed")
+
+    let home = get("/tasks?project=home")
+    XCTAssertTrue(home.html.contains("Call mum") && home.html.contains("Learn piano"), home.html)
+    XCTAssertFalse(home.html.contains("File taxes") || home.html.contains("Ship beta"), home.html)
+  }
+
+  func testTickingATaskIsOneCommitAndARepeatingOneMovesOn() throws {
+    try makeTasks()
+    let commits = try git.logSubjects().count
+    let water = try notes.resolveTask("home/water-plants.md")
+    let done = post("/tasks/done", [("task", water.selector), ("title", "Water plants"), ("project", "home")])
+    XCTAssertEqual(done.status, 303, done.html)
+    XCTAssertEqual(done.location, "/tasks?project=home")
+    XCTAssertEqual(try git.logSubjects().count, commits + 1)
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    let after = try notes.resolveTask("home/water-plants.md")
+    XCTAssertEqual(after.task.due, day("2026-03-11"), "the next occurrence")
+    XCTAssertEqual(after.task.status, .open)
+    let page = get("/tasks")
+    XCTAssertFalse(try section("today", in: page.html).contains("Water plants"), page.html)
+    XCTAssertTrue(try section("upcoming", in: page.html).contains("due 2026-03-11"), page.html)
+
+    let mum = try notes.resolveTask("home/call-mum.md")
+    XCTAssertEqual(post("/tasks/done", [("task", mum.selector), ("title", "Call mum")]).status, 303)
+    XCTAssertEqual(try notes.resolveTask("home/call-mum.md").task.status, .done)
+    XCTAssertEqual(try git.logSubjects().count, commits + 2)
+  }
+
+  func testATaskThatChangedOrIsGoneIsNotTicked() throws {
+    try makeTasks()
+    let commits = try git.logSubjects().count
+    let stale = post("/tasks/done", [("task", "home/call-mum.md"), ("title", "Call dad")])
+    XCTAssertEqual(stale.status, 409)
+    XCTAssertTrue(
+      stale.html.contains("Nothing was ticked: home/call-mum.md is no longer &quot;Call dad&quot;"), stale.html)
+    let gone = post("/tasks/done", [("task", "home/nothing.md"), ("title", "x")])
+    XCTAssertEqual(gone.status, 409, gone.html)
+    XCTAssertTrue(gone.html.contains("Nothing was ticked"), gone.html)
+    XCTAssertEqual(post("/tasks/done", [("title", "Call mum")]).status, 400)
+    let closed = post("/tasks/done", [("task", "work/old-thing.md"), ("title", "Old thing")])
+    XCTAssertEqual(closed.status, 409, closed.html)
+    XCTAssertEqual(try git.logSubjects().count, commits, "nothing committed")
+    app = NoteWebApp(repository: notes, security: WebSecurity(port: 8642, token: "t", csrfToken: "c", readOnly: true))
+    XCTAssertEqual(post("/tasks/done", [("task", "home/call-mum.md"), ("title", "Call mum")]).status, 403)
+    XCTAssertFalse(get("/tasks").html.contains(#"action="/tasks/done""#))
+    XCTAssertEqual(try git.logSubjects().count, commits)
+  }
+}
