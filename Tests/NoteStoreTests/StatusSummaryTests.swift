@@ -73,9 +73,7 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     try git.run("commit", "-q", "-m", "seed")
     try assertSameWarnings()
     let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v1")
-    func files() throws -> [String] {
-      try ["notes", "warnings"].map { try String(contentsOf: cache.appendingPathComponent($0), encoding: .utf8) }
-    }
+    let files = { try self.summaryFiles() }
     let before = try files()
     // Same id, same (no) warning: only the body changed.
     try write("work/a.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: A\n---\nA, longer now\n")
@@ -99,9 +97,7 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     try git.run("commit", "-q", "-m", "seed")
     try assertSameWarnings()
     let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v1")
-    func files() throws -> [String] {
-      try ["notes", "warnings"].map { try String(contentsOf: cache.appendingPathComponent($0), encoding: .utf8) }
-    }
+    let files = { try self.summaryFiles() }
     let steps: [() throws -> Void] = [
       { try self.write("a/first.md", "---\nid: f1\n---\nfirst\n") },
       { try self.write("z/last.md", "---\nid: l1\n---\nlast\n") },
@@ -128,6 +124,12 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
       try assertSameWarnings()
       XCTAssertEqual(try files(), spliced, "step \(number): the spliced summary differs from one made from scratch")
     }
+  }
+
+  /// The kept summary's two files, `notes` then `warnings`.
+  private func summaryFiles() throws -> [String] {
+    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v1")
+    return try ["notes", "warnings"].map { try String(contentsOf: cache.appendingPathComponent($0), encoding: .utf8) }
   }
 
   /// The warnings as first written (an array of paths per id), the oracle for the one that allocates less.

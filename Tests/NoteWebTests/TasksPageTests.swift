@@ -23,23 +23,10 @@ final class TasksPageTests: XCTestCase {
     app = NoteWebApp(repository: notes, security: WebSecurity(port: 8642, token: "t", csrfToken: "c"))
   }
 
-  private func get(_ target: String) -> (status: Int, html: String) {
-    let response = app.respond(
-      to: WebRequest(method: "GET", target: target, headers: [("Host", "127.0.0.1:8642"), ("X-NB-Token", "t")]))
-    return (response.status, String(decoding: response.body, as: UTF8.self))
-  }
+  private func get(_ target: String) -> (status: Int, html: String) { PageRequests(app: app).get(target) }
 
   private func post(_ target: String, _ fields: [(String, String)]) -> (status: Int, html: String, location: String?) {
-    let body = (fields + [("csrf", "c")]).map { "\(WebPath.queryValue($0.0))=\(WebPath.queryValue($0.1))" }
-      .joined(separator: "&")
-    let response = app.respond(
-      to: WebRequest(
-        method: "POST", target: target,
-        headers: [
-          ("Host", "127.0.0.1:8642"), ("Cookie", "nb_token_8642=t"), ("Origin", "http://127.0.0.1:8642"),
-          ("Content-Type", "application/x-www-form-urlencoded"),
-        ], body: Data(body.utf8)))
-    return (response.status, String(decoding: response.body, as: UTF8.self), response.header("Location"))
+    PageRequests(app: app).post(target, fields)
   }
 
   private func day(_ text: String) -> TaskDate { TaskDate(text: text)! }
