@@ -106,6 +106,29 @@ final class NoteRepositoryScannerTests: NoteRepositoryTestCase {
     XCTAssertEqual(try git.statusPorcelain().contains(".git"), false)
   }
 
+  /// Enough notes the cache does not know (300, in three notebooks and the root) that they are read on several
+  /// threads: each must be what reading its file alone gives, the cache must then hold every one, and a second walk
+  /// must answer the same from it.
+  func testNotesTheCacheLacksAreReadTogetherAsEachAlone() throws {
+    var paths: [String] = []
+    for index in 0..<300 {
+      let notebook = ["", "a/", "b/c/", "d/"][index % 4]
+      let path = "\(notebook)n\(index).md"
+      let text =
+        index % 7 == 0
+        ? "---\ntitle: [broken \(index)\n---\n" : "---\nid: id-\(index)\ntitle: Note \(index)\ntags: [t\(index % 5)]\n---\nbody\n"
+      try write(path, text)
+      try age(path, secondsAgo: 100)
+      paths.append(path)
+    }
+    let alone = paths.sorted().map { NoteScanner.readNote(root: repository.root.path, path: $0) }
+    let first = repository.scanner.notes(in: "", recursive: true)
+    XCTAssertEqual(first, alone)
+    XCTAssertEqual(cacheFiles.count, 4, "one cache file per directory holding notes")
+    XCTAssertEqual(repository.scanner.notes(in: "", recursive: true), alone)
+    XCTAssertEqual(try openAnother().scanner.notes(in: "", recursive: true), alone)
+  }
+
   func testDeletedAndAddedFilesAreSeenDespiteTheCache() throws {
     _ = try repository.createNote(NoteDraft(title: "Stays"))
     let gone = try repository.createNote(NoteDraft(title: "Goes"))

@@ -51,16 +51,49 @@ final class NoteScanner {
   func notesAndStrays(in notebook: String, recursive: Bool) -> (notes: [Note], strays: Strays) {
     var notes: [Note] = []
     var strays = Strays()
-    // Entries written in the last two seconds may still change without moving mtime: don't trust those later.
+    var shards: [PendingShard] = []
+    // Entries written in the last two seconds before the walk stat'ed them may still change without moving mtime:
+    // don't trust those later.
     let racyLimit = Int64((Date().timeIntervalSince1970 - 2) * 1_000_000_000)
-    scan(directory: notebook, recursive: recursive, racyLimit: racyLimit, into: &notes, strays: &strays)
+    scan(directory: notebook, recursive: recursive, into: &notes, shards: &shards, strays: &strays)
+    // The notes no shard knows are read and parsed together, on every core: the first listing of a repository
+    // (after a clone, or with the cache deleted) parses each of its notes once.
+    let misses = shards.indices.flatMap { shard in shards[shard].misses.map { (shard, $0) } }
+    let read = misses.concurrentMap { Self.readNote(root: root, path: $0.1.path) }
+    for ((shard, miss), note) in zip(misses, read) {
+      notes.append(note)
+      if miss.info.modifiedNanoseconds < racyLimit {
+        shards[shard].fresh[miss.name] = CacheShard.Entry(
+          size: miss.info.size, mtime: miss.info.modifiedNanoseconds, inode: miss.info.inode, note: note)
+        shards[shard].changed = true
+      }
+    }
+    for var pending in shards {
+      // Rewritten only when it changed: a note read afresh, or one that vanished (or is too new to trust).
+      if pending.changed || pending.fresh.count != pending.shard.entries.count {
+        pending.shard.entries = pending.fresh
+        try? FileSystem.makeDirectory(cacheDirectory)
+        pending.shard.save()
+      }
+    }
     strays.temporaryFiles.sort()
     strays.orphanedInk.sort()
     return (notes.sorted { $0.path < $1.path }, strays)
   }
 
+  /// A notebook's listing cache while a walk runs: the entries still valid, and the notes to read.
+  private struct PendingShard {
+    var shard: CacheShard
+    var fresh: [String: CacheShard.Entry] = [:]
+    var changed = false
+    var misses: [(name: String, path: String, info: FileSystem.Info)] = []
+  }
+
+  /// Walks `directory` (and below, when `recursive`): notes its listing cache knows go into `notes`, the others
+  /// into their shard's misses, read by the caller.
   private func scan(
-    directory: String, recursive: Bool, racyLimit: Int64, into notes: inout [Note], strays: inout Strays
+    directory: String, recursive: Bool, into notes: inout [Note], shards: inout [PendingShard],
+    strays: inout Strays
   ) {
     let full = directory.isEmpty ? root : root + "/" + directory
     var files: [(name: String, info: FileSystem.Info)] = []
@@ -89,32 +122,18 @@ final class NoteScanner {
       }
     }
     if !files.isEmpty {
-      var shard = CacheShard(path: shardPath(for: directory), directory: directory)
-      var fresh: [String: CacheShard.Entry] = [:]
-      var changed = false
+      var pending = PendingShard(shard: CacheShard(path: shardPath(for: directory), directory: directory))
       for (name, info) in files {
-        let path = RepoPaths.join(directory, name)
-        if let hit = shard.entries[name], hit.size == info.size, hit.mtime == info.modifiedNanoseconds,
+        if let hit = pending.shard.entries[name], hit.size == info.size, hit.mtime == info.modifiedNanoseconds,
           hit.inode == info.inode
         {
           notes.append(hit.note)
-          fresh[name] = hit
+          pending.fresh[name] = hit
           continue
         }
-        let note = Self.readNote(root: root, path: path)
-        notes.append(note)
-        if info.modifiedNanoseconds < racyLimit {
-          fresh[name] = CacheShard.Entry(
-            size: info.size, mtime: info.modifiedNanoseconds, inode: info.inode, note: note)
-          changed = true
-        }
+        pending.misses.append((name, RepoPaths.join(directory, name), info))
       }
-      // Rewritten only when it changed: a note read afresh, or one that vanished (or is too new to trust).
-      if changed || fresh.count != shard.entries.count {
-        shard.entries = fresh
-        try? FileSystem.makeDirectory(cacheDirectory)
-        shard.save()
-      }
+      shards.append(pending)
     }
     if recursive {
       let noteNames = Set(files.map(\.name))
@@ -122,7 +141,7 @@ final class NoteScanner {
         children, of: directory, noteNames: noteNames, attachmentFolders: attachmentFolders)
       {
         scan(
-          directory: RepoPaths.join(directory, child), recursive: true, racyLimit: racyLimit, into: &notes,
+          directory: RepoPaths.join(directory, child), recursive: true, into: &notes, shards: &shards,
           strays: &strays)
       }
     }
