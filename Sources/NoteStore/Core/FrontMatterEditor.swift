@@ -109,11 +109,7 @@ enum FMEditor {
   // MARK: - Adding
 
   private static func addingBlock(to text: String, bomLength: Int, key: String, value: FMNewValue) throws -> String {
-    // A new block copies the body's line ending style so that a CRLF file stays CRLF throughout.
-    let lineEnding = withContiguousUTF8(text) { bytes -> String in
-      guard let newline = findByte(UInt8(ascii: "\n"), in: bytes, from: bomLength) else { return "\n" }
-      return newline > bomLength && bytes[newline - 1] == UInt8(ascii: "\r") ? "\r\n" : "\n"
-    }
+    let lineEnding = bodyLineEnding(text, bomLength: bomLength)
     let entryLines = keyLines(key: key, value: value, indent: "")
     _ = try expectedValue(entryLines.joined(separator: "\n"), key: key, line: 1)
     let lines = ["---"] + entryLines + ["---"]
@@ -129,11 +125,8 @@ enum FMEditor {
     to text: String, entries: [(key: String, value: String, expected: FMExpected)]
   ) throws -> String? {
     guard case .none(let bomLength) = FMLayout.scan(text), let firstKey = entries.first?.key else { return nil }
-    let lineEnding = withContiguousUTF8(text) { bytes -> String in
-      guard let newline = findByte(UInt8(ascii: "\n"), in: bytes, from: bomLength) else { return "\n" }
-      return newline > bomLength && bytes[newline - 1] == UInt8(ascii: "\r") ? "\r\n" : "\n"
-    }
-    let lines = entries.map { YAMLScalar.format($0.key) + ":" + ($0.value.isEmpty ? "" : " " + $0.value) }
+    let lineEnding = bodyLineEnding(text, bomLength: bomLength)
+    let lines = entries.flatMap { keyLines(key: $0.key, value: FMNewValue(inline: $0.value), indent: "") }
     let failure = FrontMatterError.cannotEdit(key: firstKey, line: 1, message: "the new value is not valid YAML")
     let root: Node?
     do {
@@ -148,6 +141,14 @@ enum FMEditor {
       }
     }
     return splice(text, bomLength, bomLength, (["---"] + lines + ["---"]).joined(separator: lineEnding) + lineEnding)
+  }
+
+  /// The line ending a new block copies from the body, so that a CRLF file stays CRLF throughout.
+  private static func bodyLineEnding(_ text: String, bomLength: Int) -> String {
+    withContiguousUTF8(text) { bytes -> String in
+      guard let newline = findByte(UInt8(ascii: "\n"), in: bytes, from: bomLength) else { return "\n" }
+      return newline > bomLength && bytes[newline - 1] == UInt8(ascii: "\r") ? "\r\n" : "\n"
+    }
   }
 
   private static func keyLines(key: String, value: FMNewValue, indent: String) -> [String] {

@@ -120,10 +120,11 @@ struct NoteSummary {
     /// have the same facts as `old`'s (an edit that changed neither an id nor a warning, which is nearly every one):
     /// the same bytes ``save(_:warnings:)`` would write, without sorting, escaping and deriving the warnings of every
     /// note again. False, with nothing written, when either file does not describe `old`.
-    func retarget(from old: String, to commit: String, attachmentFolders: Bool) -> Bool {
+    /// `notes` is the `notes` file as ``load()`` read it.
+    func retarget(_ notes: Data, from old: String, to commit: String, attachmentFolders: Bool) -> Bool {
       let oldHeader = Data(header(old, attachmentFolders).utf8)
       let newHeader = Data(header(commit, attachmentFolders).utf8)
-      guard let notes = try? FileSystem.read(notesPath), notes.starts(with: oldHeader),
+      guard notes.starts(with: oldHeader),
         let warnings = try? FileSystem.read(warningsPath), warnings.starts(with: oldHeader)
       else { return false }
       // `notes` first, as `save` writes them.
@@ -134,13 +135,13 @@ struct NoteSummary {
       return true
     }
 
-    /// The `notes` file for `summary`, made from the one on disk for `previous` by replacing, adding or removing
-    /// the lines of `changed` (their places found by binary search: the file is sorted by path). nil when the file
-    /// on disk is not that one, or not in order where it was searched: the caller writes the whole file.
-    private func splice(_ summary: NoteSummary, from previous: String, changed: [String]) -> Data? {
+    /// The `notes` file for `summary`, made from `file` (the one for `previous`, as ``load()`` read it) by
+    /// replacing, adding or removing the lines of `changed` (their places found by binary search: the file is
+    /// sorted by path). nil when `file` is not for `previous` or a line cannot be read: the caller writes the whole
+    /// file.
+    private func splice(_ summary: NoteSummary, from previous: String, file: Data, changed: [String]) -> Data? {
       let oldHeader = Array(header(previous, summary.attachmentFolders).utf8)
-      guard let data = try? FileSystem.read(notesPath) else { return nil }
-      let bytes = [UInt8](data)
+      let bytes = [UInt8](file)
       guard bytes.starts(with: oldHeader) else { return nil }
       var starts: [Int] = []
       var position = oldHeader.count
@@ -164,9 +165,7 @@ struct NoteSummary {
           guard let probe = path(at: middle) else { return nil }
           if probe < changedPath { low = middle + 1 } else { high = middle }
         }
-        guard let found = low < starts.count ? path(at: low) : Optional(""), low == starts.count || found >= changedPath
-        else { return nil }
-        edits.append((low, low < starts.count && found == changedPath, changedPath))
+        edits.append((low, low < starts.count && path(at: low) == changedPath, changedPath))
       }
       var out = Array(header(summary.commit, summary.attachmentFolders).utf8)
       out.reserveCapacity(bytes.count + 256)
@@ -183,8 +182,8 @@ struct NoteSummary {
       return Data(out)
     }
 
-    /// The summary in `notes`, whatever commit it describes; nil when missing or unreadable.
-    func load() -> NoteSummary? {
+    /// The summary in `notes`, whatever commit it describes, and the file's bytes; nil when missing or unreadable.
+    func load() -> (summary: NoteSummary, file: Data)? {
       guard let data = try? FileSystem.read(notesPath) else { return nil }
       let bytes = [UInt8](data)
       var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true)[...]
@@ -201,9 +200,10 @@ struct NoteSummary {
           id: parts[1].isEmpty ? nil : CacheShard.unescape(parts[1]),
           warning: parts[2].isEmpty ? nil : CacheShard.unescape(parts[2]))
       }
-      return NoteSummary(
+      let summary = NoteSummary(
         commit: String(decoding: fields[1], as: UTF8.self), attachmentFolders: fields[2].elementsEqual([0x32]),
         notes: notes)
+      return (summary, data)
     }
 
     private static func line(_ path: String, _ facts: Facts) -> String {
@@ -214,16 +214,16 @@ struct NoteSummary {
     /// Writes both files (each atomically; a cache, so not flushed to disk, and failures are ignored). `notes`
     /// first: a `warnings` file never names a commit whose `notes` file was not written.
     ///
-    /// `changed`: the paths whose facts differ from the `notes` file on disk (which describes `previous`), when
-    /// they are known: their lines are put into that file's bytes, every other line kept as it is, instead of
-    /// sorting and writing every note again (a fifth of a second at 100 000 notes).
+    /// `changed`: the paths whose facts may differ from `previous` (a commit and its `notes` file as ``load()``
+    /// read it), when they are known: their lines are put into that file's bytes, every other line kept as it is,
+    /// instead of sorting and writing every note again (a fifth of a second at 100 000 notes).
     func save(
       _ summary: NoteSummary, warnings: (notes: [String], duplicates: [String]),
-      changedSince previous: String? = nil, changed: [String] = []
+      changedSince previous: (commit: String, file: Data)? = nil, changed: [String] = []
     ) {
       let head = header(summary.commit, summary.attachmentFolders)
       let notes: Data
-      if let previous, let spliced = splice(summary, from: previous, changed: changed) {
+      if let previous, let spliced = splice(summary, from: previous.commit, file: previous.file, changed: changed) {
         notes = spliced
       } else {
         var text = head
@@ -248,16 +248,20 @@ extension NoteRepository {
     let store = NoteSummary.Store(cacheDirectory: gitDirectory.appendingPathComponent("nb/cache").path)
     let folders = hasAttachmentFolders
     var summary: NoteSummary
-    if let kept = store.load(), kept.attachmentFolders == folders, let forward = try? broughtForward(kept, to: commit) {
+    if let (kept, file) = store.load(), kept.attachmentFolders == folders,
+      let forward = try? broughtForward(kept, to: commit)
+    {
       if kept.commit == commit { return kept }
       summary = forward.summary
-      if summary.notes == kept.notes,
-        store.retarget(from: kept.commit, to: commit, attachmentFolders: folders)
+      // Only the notes that changed between the two commits can differ.
+      if forward.changed.allSatisfy({ summary.notes[$0] == kept.notes[$0] }),
+        store.retarget(file, from: kept.commit, to: commit, attachmentFolders: folders)
       {
         return summary
       }
       store.save(
-        summary, warnings: NoteSummary.warnings(summary.notes), changedSince: kept.commit, changed: forward.changed)
+        summary, warnings: NoteSummary.warnings(summary.notes), changedSince: (kept.commit, file),
+        changed: forward.changed)
       return summary
     }
     summary = try fromScratch(commit: commit, dirty: dirty)
