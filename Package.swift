@@ -146,6 +146,8 @@ let package = Package(
     .testTarget(name: "NoteWatchTests", dependencies: ["NoteWatch", "NoteStore", "GitKit", "NBTestSupport"]),
     // Slow end-to-end tests of `nb watch`: real watcher processes (the built nb), real editors, git as the oracle.
     .testTarget(name: "NBWatchTests", dependencies: ["NBTestSupport"]),
+    // Slow end-to-end tests of `nb serve` in headless Chromium through Selenium (Python scripts under browser/).
+    .testTarget(name: "BrowserTests", dependencies: ["NBTestSupport"], exclude: ["browser"]),
   ],
   swiftLanguageModes: [.v5]
 )

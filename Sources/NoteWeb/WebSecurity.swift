@@ -108,8 +108,16 @@ public struct WebSecurity: Sendable {
     guard request.method == "POST" else { return .allow(credential) }
     if readOnly { return .answer(.text("Forbidden: the server is read-only", status: 403)) }
     // A browser sends Origin with every POST; a script may omit it, but one that sends it must send this server.
+    // Under this server's own `Referrer-Policy: no-referrer` a browser sends `Origin: null` even from this server's
+    // pages (the Fetch standard's origin serialisation), so "null" is taken only with `Sec-Fetch-Site:
+    // same-origin`, which no page can forge. Any other Sec-Fetch-Site (cross-site, same-site: another port of
+    // 127.0.0.1, none: not from a page) is refused whatever Origin says.
     let origin = request.header("Origin")?.lowercased()
-    if let origin, !hosts.contains(where: { origin == "http://" + $0 }) {
+    let fetchSite = request.header("Sec-Fetch-Site")?.lowercased()
+    if let fetchSite, fetchSite != "same-origin" {
+      return .answer(.text("Forbidden: cross-origin request (Sec-Fetch-Site: \(fetchSite))", status: 403))
+    }
+    if let origin, !hosts.contains(where: { origin == "http://" + $0 }), !(origin == "null" && fetchSite != nil) {
       return .answer(.text("Forbidden: cross-origin request", status: 403))
     }
     if credential == .cookie {

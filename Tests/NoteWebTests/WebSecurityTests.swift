@@ -66,6 +66,23 @@ final class WebSecurityTests: XCTestCase {
     XCTAssertEqual(
       status(request("POST", "/x", [cookie, form, ("Origin", "https://evil.example")], body: "csrf=csrf")), 403)
     XCTAssertEqual(status(request("POST", "/x", [cookie, form, ("Origin", "null")], body: "csrf=csrf")), 403)
+    // What Chromium sends from this server's own pages under its no-referrer policy: Origin null, and Fetch
+    // Metadata that no page can forge.
+    let sameOrigin = ("Sec-Fetch-Site", "same-origin")
+    XCTAssertEqual(
+      status(request("POST", "/x", [cookie, form, ("Origin", "null"), sameOrigin], body: "csrf=csrf")), 200)
+    XCTAssertEqual(
+      status(request("POST", "/x", [cookie, form, ("Origin", "null"), sameOrigin], body: "csrf=wrong")), 403)
+    for site in ["same-site", "cross-site", "none"] {
+      XCTAssertEqual(
+        status(request("POST", "/x", [cookie, form, ("Origin", "null"), ("Sec-Fetch-Site", site)], body: "csrf=csrf")),
+        403, site)
+      XCTAssertEqual(
+        status(request("POST", "/x", [cookie, form, origin, ("Sec-Fetch-Site", site)], body: "csrf=csrf")), 403, site)
+    }
+    XCTAssertEqual(
+      status(request("POST", "/x", [cookie, form, ("Origin", "https://evil.example"), sameOrigin], body: "csrf=csrf")),
+      403)
     XCTAssertEqual(status(request("POST", "/x", [cookie, form], body: "csrf=csrf")), 403, "no Origin")
     XCTAssertEqual(status(request("POST", "/x", [cookie, form, origin], body: "csrf=wrong")), 403)
     XCTAssertEqual(status(request("POST", "/x", [cookie, form, origin], body: "a=1")), 403)
