@@ -29,6 +29,15 @@ static struct {
   __typeof__(cmark_render_html) *renderHTML;
   __typeof__(cmark_node_free) *nodeFree;
   __typeof__(cmark_parser_free) *parserFree;
+  __typeof__(cmark_iter_new) *iterNew;
+  __typeof__(cmark_iter_next) *iterNext;
+  __typeof__(cmark_iter_get_node) *iterNode;
+  __typeof__(cmark_iter_free) *iterFree;
+  __typeof__(cmark_node_get_type) *nodeType;
+  __typeof__(cmark_node_get_literal) *nodeLiteral;
+  __typeof__(cmark_node_set_literal) *setLiteral;
+  __typeof__(cmark_node_new) *nodeNew;
+  __typeof__(cmark_node_replace) *nodeReplace;
 } cmark;
 
 // The extensions library names the core library as a dependency, so loading it loads both.
@@ -89,6 +98,15 @@ static void load(void) {
   NB_CMARK_BIND(renderHTML, cmark_render_html)
   NB_CMARK_BIND(nodeFree, cmark_node_free)
   NB_CMARK_BIND(parserFree, cmark_parser_free)
+  NB_CMARK_BIND(iterNew, cmark_iter_new)
+  NB_CMARK_BIND(iterNext, cmark_iter_next)
+  NB_CMARK_BIND(iterNode, cmark_iter_get_node)
+  NB_CMARK_BIND(iterFree, cmark_iter_free)
+  NB_CMARK_BIND(nodeType, cmark_node_get_type)
+  NB_CMARK_BIND(nodeLiteral, cmark_node_get_literal)
+  NB_CMARK_BIND(setLiteral, cmark_node_set_literal)
+  NB_CMARK_BIND(nodeNew, cmark_node_new)
+  NB_CMARK_BIND(nodeReplace, cmark_node_replace)
   // Registration fills a global list without a lock: once, here, before any thread parses.
   cmark.ensureRegistered();
   for (size_t i = 0; i < sizeof extensionNames / sizeof extensionNames[0]; i++) {
@@ -107,6 +125,48 @@ const char *nb_cmark_load_error(void) {
 
 int nb_cmark_is_loaded(void) { return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE); }
 
+/// Raw HTML in `document` made text: an HTML block a code block of the same bytes, inline HTML a text node. Safe
+/// mode alone drops it for a comment, and a person's `<kbd>` or pasted markup would vanish from the page; shown as
+/// text it is neither lost nor run. Returns 0 when memory ran out (the caller then renders nothing).
+static int htmlAsText(cmark_node *document) {
+  size_t count = 0, capacity = 0;
+  cmark_node **found = NULL;
+  cmark_iter *iter = cmark.iterNew(document);
+  if (iter == NULL) return 0;
+  cmark_event_type event;
+  int ok = 1;
+  // Collected first and replaced after: the iterator must not lose its place in a tree changing under it.
+  while ((event = cmark.iterNext(iter)) != CMARK_EVENT_DONE) {
+    cmark_node *node = cmark.iterNode(iter);
+    cmark_node_type type = cmark.nodeType(node);
+    if (event != CMARK_EVENT_ENTER || (type != CMARK_NODE_HTML_BLOCK && type != CMARK_NODE_HTML_INLINE)) continue;
+    if (count == capacity) {
+      capacity = capacity ? capacity * 2 : 16;
+      cmark_node **grown = realloc(found, capacity * sizeof *found);
+      if (grown == NULL) {
+        ok = 0;
+        break;
+      }
+      found = grown;
+    }
+    found[count++] = node;
+  }
+  cmark.iterFree(iter);
+  for (size_t i = 0; ok && i < count; i++) {
+    int block = cmark.nodeType(found[i]) == CMARK_NODE_HTML_BLOCK;
+    cmark_node *text = cmark.nodeNew(block ? CMARK_NODE_CODE_BLOCK : CMARK_NODE_TEXT);
+    const char *literal = cmark.nodeLiteral(found[i]);
+    if (text == NULL || !cmark.setLiteral(text, literal ? literal : "") || !cmark.nodeReplace(found[i], text)) {
+      if (text != NULL) cmark.nodeFree(text);
+      ok = 0;
+      break;
+    }
+    cmark.nodeFree(found[i]);
+  }
+  free(found);
+  return ok;
+}
+
 char *nb_cmark_render(const char *markdown, size_t length, int options) {
   pthread_once(&loadOnce, load);
   if (!loaded) return NULL;
@@ -120,7 +180,8 @@ char *nb_cmark_render(const char *markdown, size_t length, int options) {
   }
   cmark.feed(parser, markdown, length);
   cmark_node *document = cmark.finish(parser);
-  char *html = document != NULL ? cmark.renderHTML(document, safe, cmark.extensions(parser)) : NULL;
+  char *html =
+    document != NULL && htmlAsText(document) ? cmark.renderHTML(document, safe, cmark.extensions(parser)) : NULL;
   if (document != NULL) cmark.nodeFree(document);
   cmark.parserFree(parser);
   return html;

@@ -10,7 +10,7 @@ public enum Markdown {
   }
 
   /// `text` as HTML: CommonMark with GitHub's tables, strikethrough, autolinks and task lists. Raw HTML in the
-  /// text is never passed through (cmark-gfm leaves a comment in its place), and a link or image whose address is
+  /// text is never passed through: it is shown as text (a block as a code block), and a link or image whose address is
   /// `javascript:`, `vbscript:`, `file:` or a `data:` URL other than an image gets an empty address.
   /// - Parameter hardBreaks: a line break inside a paragraph becomes `<br />` (Obsidian's default reading view).
   /// - Throws: ``Unavailable`` when the system has no cmark-gfm.

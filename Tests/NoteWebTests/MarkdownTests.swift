@@ -29,6 +29,26 @@ final class MarkdownTests: XCTestCase {
     }
   }
 
+  func testRawHTMLIsShownAsText() throws {
+    // A block: a code block of exactly its bytes, so a person's pasted markup reads as they wrote it.
+    XCTAssertEqual(
+      try Markdown.html("<div class=\"x\">\n<script>alert(1)</script>\n</div>\n\nafter"),
+      "<pre><code>&lt;div class=&quot;x&quot;&gt;\n&lt;script&gt;alert(1)&lt;/script&gt;\n&lt;/div&gt;\n</code></pre>\n"
+        + "<p>after</p>\n")
+    // Inline: text in its paragraph.
+    XCTAssertEqual(
+      try Markdown.html("press <kbd>Ctrl</kbd> and <img src=x onerror=alert(1)> *now*"),
+      "<p>press &lt;kbd&gt;Ctrl&lt;/kbd&gt; and &lt;img src=x onerror=alert(1)&gt; <em>now</em></p>\n")
+    // Inside a list item and a table cell, as elsewhere.
+    let list = try Markdown.html("- a <b>bold</b>\n- <script>x</script>\n")
+    XCTAssertTrue(list.contains("<li>a &lt;b&gt;bold&lt;/b&gt;</li>"), list)
+    XCTAssertFalse(list.contains("<script"), list)
+    let cell = try Markdown.html("| a |\n|---|\n| <i>x</i> |\n")
+    XCTAssertTrue(cell.contains("<td>&lt;i&gt;x&lt;/i&gt;</td>"), cell)
+    // Code spans and blocks were text already and stay as they were.
+    XCTAssertEqual(try Markdown.html("`<b>`"), "<p><code>&lt;b&gt;</code></p>\n")
+  }
+
   func testDangerousURLsLoseTheirAddress() throws {
     for (markdown, scheme) in [
       ("[x](javascript:alert(1))", "javascript:"), ("[x](JaVaScRiPt:alert(1))", "javascript:"),

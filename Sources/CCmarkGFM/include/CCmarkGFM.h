@@ -16,7 +16,7 @@ enum {
 };
 
 /// `length` bytes of Markdown at `markdown` as HTML: CommonMark with GitHub's tables, strikethrough, autolinks and
-/// task lists; raw HTML replaced by a comment, and links and images with `javascript:`, `vbscript:`, `file:` or a
+/// task lists; raw HTML shown as text (an HTML block as a code block of its bytes, inline HTML as text), and links and images with `javascript:`, `vbscript:`, `file:` or a
 /// non-image `data:` URL given an empty address (cmark-gfm's safe mode), and the tagfilter extension on top.
 /// Returns a NUL-terminated string to release with nb_cmark_free, or NULL when cmark-gfm cannot be loaded
 /// (nb_cmark_load_error says why) or memory ran out.
