@@ -139,8 +139,11 @@ final class ServeTests: NBCLITestCase {
       XCTAssertEqual(html.components(separatedBy: "<script").count - 1, 1, "only nb's own script: \(html)")
       XCTAssertTrue(html.contains(#"<script src="/assets/app.js" defer></script>"#))
       XCTAssertFalse(html.lowercased().contains("javascript:"), html)
-      XCTAssertFalse(html.contains("onerror=alert"), html)
+      XCTAssertFalse(html.contains("<img src=x"), html)
     }
+    // Raw HTML is shown as text: what the note says is on the page, inert.
+    XCTAssertTrue(page.body.contains("&lt;img src=x onerror=alert(3)&gt;"), page.body)
+    XCTAssertTrue(page.body.contains("&lt;script&gt;alert(2)&lt;/script&gt;"), page.body)
     XCTAssertTrue(
       page.body.contains("<title>&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; · nb</title>"), page.body)
     XCTAssertTrue(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;</h1>"), page.body)
