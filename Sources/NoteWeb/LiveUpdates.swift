@@ -1,4 +1,5 @@
 import Foundation
+import NoteStore
 import NoteWatch
 
 /// The open pages' subscriptions to the repository's changes: one ``RepositoryFeed`` fanned out to every page's
@@ -31,10 +32,11 @@ public final class LiveUpdates: @unchecked Sendable {
     feed?.stop()
   }
 
-  /// Starts a feed of the repository at `root`, published to every subscriber from now on.
+  /// Starts a feed of the repository at `root`, published to every subscriber from now on. With `journalFor`, the
+  /// feed also keeps that repository's change journal (see ``RepositoryFeed``), so the pages' queries never walk.
   /// - Throws: ``WatchError`` when the root cannot be watched.
-  public func listen(to root: URL) throws {
-    let feed = try RepositoryFeed(root: root)
+  public func listen(to root: URL, journalFor repository: NoteRepository? = nil) throws {
+    let feed = try RepositoryFeed(root: root, journalFor: repository)
     feed.start { [weak self] change in self?.publish(change) }
     lock.withLock { self.feed = feed }
   }

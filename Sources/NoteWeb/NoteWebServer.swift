@@ -76,9 +76,11 @@ public enum NoteWebServer {
     onListening: @escaping @Sendable (Listening) -> Void
   ) async throws {
     // Every open page's live updates: the repository's files watched from now on, whoever changes them. Without
-    // a feed (the root cannot be watched) pages still work; they just do not refresh on their own.
+    // a feed (the root cannot be watched) pages still work; they just do not refresh on their own. The feed keeps the
+    // change journal too (unless `nb watch` already does), so a page's query checks only what changed instead of
+    // walking every note's stat data (a quarter of a second per page at 100 000 notes).
     let live = LiveUpdates()
-    try? live.listen(to: repository.root)
+    try? live.listen(to: repository.root, journalFor: repository)
     defer { live.finishAll() }
     let gate = Gate(repository: repository, configuration: configuration, live: live)
     let responder = CallbackResponder<BasicRequestContext> { request, _ in

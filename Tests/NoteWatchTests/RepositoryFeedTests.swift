@@ -63,6 +63,46 @@ final class RepositoryFeedTests: XCTestCase {
     }
   }
 
+  /// With `journalFor`, the feed keeps the change journal as `nb watch` does: a query (here in another repository
+  /// handle, as another process's would be) finds an edit made just before it without a walk, the journal holds
+  /// the edit and the answer to the query's request, and stopping gives the journal up for the next owner.
+  func testAFeedKeepingTheJournalLetsQueriesSkipTheWalk() throws {
+    let notes = try NoteRepository.open(at: root)
+    let feed = try RepositoryFeed(root: root, latency: 0.05, backend: .inotify, journalFor: notes)
+    let recorder = Recorder()
+    feed.start { recorder.add($0) }
+    self.feed = feed
+    XCTAssertTrue(feed.keepsJournal)
+    let reader = try NoteRepository.open(at: root)
+    XCTAssertEqual(try reader.count(matching: NoteQuery("zebracorn")), 0)  // the session's one walk
+    for i in 0..<3 {
+      let path = root.appendingPathComponent("inbox/new-\(i).md")
+      try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data("---\ntitle: New \(i)\n---\nzebracorn \(i)\n".utf8).write(to: path)
+      XCTAssertEqual(try reader.count(matching: NoteQuery("zebracorn")), i + 1)
+    }
+    let changesPath = root.appendingPathComponent(".git/nb/watch/changes")
+    let journal = try String(contentsOf: changesPath, encoding: .utf8)
+    XCTAssertTrue(journal.contains("f inbox/new-2.md\n"), journal)
+    XCTAssertTrue(journal.contains("\nack "), "the query asked the feed to catch up: \(journal)")
+    // The requests are bookkeeping: never reported as a change.
+    XCTAssertTrue(recorder.wait(5) { $0.contains { $0.paths.contains("inbox/new-2.md") } }, "\(recorder.all)")
+    XCTAssertFalse(recorder.all.contains { $0.paths.contains { $0.hasPrefix(".git") } }, "\(recorder.all)")
+    // A second keeper is refused while this one runs, and takes over once it stops.
+    let second = try RepositoryFeed(root: root, latency: 0.05, backend: .inotify, journalFor: notes)
+    XCTAssertFalse(second.keepsJournal)
+    second.stop()
+    feed.stop()
+    XCTAssertFalse(FileManager.default.fileExists(atPath: changesPath.path), "stopping ends the session")
+    let third = try RepositoryFeed(root: root, latency: 0.05, backend: .inotify, journalFor: notes)
+    XCTAssertTrue(third.keepsJournal)
+    third.stop()
+    // Without journalFor, nothing is kept.
+    let plain = try RepositoryFeed(root: root, latency: 0.05, backend: .inotify)
+    XCTAssertFalse(plain.keepsJournal)
+    plain.stop()
+  }
+
   func testScratchFilesAndGitAreNotReported() throws {
     let recorder = try start(.inotify)
     // Written first, so that any report of them would come before the note's.

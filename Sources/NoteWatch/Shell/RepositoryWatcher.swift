@@ -173,9 +173,7 @@ public final class RepositoryWatcher: @unchecked Sendable {
       }
       // Queries ask the change journal's owner to catch up by creating a file there; watched with the tree, so
       // the request arrives after every edit made before it.
-      let requests = ChangeJournal.requestDirectory(of: repository)
-      let requestDirectory =
-        requests.hasPrefix(watcher.root.path + "/") ? String(requests.dropFirst(watcher.root.path.count + 1)) : nil
+      let requestDirectory = JournalRecorder.requestDirectory(of: repository, root: watcher.root.path)
       options.alsoWatch = requestDirectory.map { [$0] } ?? []
       options.backend =
         switch watcher.backend {
@@ -195,37 +193,12 @@ public final class RepositoryWatcher: @unchecked Sendable {
       files.start { batch in
         // Recorded here, on the notification thread, not by the engine: a query waits for the answer to its
         // request, and the engine may be busy for seconds with a save or a sync.
-        if let journal { Self.record(batch, in: journal, requestDirectory: requestDirectory) }
+        if let journal { JournalRecorder.record(batch, in: journal, requestDirectory: requestDirectory) }
         mailbox.post(.files(batch))
       }
       start = WatchStart(
         backend: files.backend.rawValue, directories: files.watchedDirectories,
         setupSeconds: Date().timeIntervalSince(started))
-    }
-
-    /// Puts a batch's changes in the change journal, then answers the queries' requests in it (everything before
-    /// a request is in the batch or an earlier one, so it is recorded by then).
-    private static func record(_ batch: FileWatchBatch, in journal: ChangeJournal, requestDirectory: String?) {
-      switch batch {
-      case .events(let events):
-        var changes: [(path: String, isDirectory: Bool)] = []
-        var requests: [String] = []
-        for event in events {
-          if let requestDirectory, event.path.hasPrefix(requestDirectory + "/") {
-            if event.kind == .created || event.kind == .renamedTo {
-              requests.append(String(event.path.dropFirst(requestDirectory.count + 1)))
-            }
-          } else if event.path != requestDirectory && !EditorFiles.isScratch(event.path) {
-            changes.append((event.path, event.isDirectory))
-          }
-        }
-        if !changes.isEmpty { journal.record(changes) }
-        for request in requests { journal.acknowledge(request: request) }
-      case .rescan:
-        journal.recordRescan()
-      case .rootGone:
-        break
-      }
     }
 
     mutating func run() throws {
