@@ -68,6 +68,13 @@ extension CacheTree {
         children.append(previous ?? Node(name: Array(kidName), entryCount: -1, id: nil, children: []))
         continue
       }
+      // A directory the cache tree already holds as valid is settled by its id: reading its tree object (a
+      // loose file to open and inflate, for every sibling of the one changed path) would tell nothing more.
+      if let previous, previous.entryCount >= 0, let id = previous.id {
+        children.append(previous)
+        equal = equal && id.elementsEqual(Repository.bytes(of: git_tree_entry_id(entry).pointee))
+        continue
+      }
       var subtree: OpaquePointer?
       try check("git_tree_lookup", git_tree_lookup(&subtree, repository, git_tree_entry_id(entry)))
       defer { git_tree_free(subtree) }

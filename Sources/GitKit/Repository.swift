@@ -130,6 +130,13 @@ public final class Repository {
     return ObjectID(oid)
   }
 
+  /// Whether the index in `gitDirectory` (per worktree) has conflict entries, read from the file without libgit2;
+  /// nil when the file is missing, corrupt or unusual (then ask ``hasConflicts()``). Shares the index cache of
+  /// every `Repository`, so a commit that follows reuses the bytes read here.
+  public static func indexHasConflicts(gitDirectory: URL) -> Bool? {
+    IndexFileStore.shared.hasConflicts(gitDirectory.appendingPathComponent("index").path)
+  }
+
   /// True when the index has conflict entries (stages 1-3), e.g. after a merge stopped on conflicts.
   public func hasConflicts() throws -> Bool {
     // The file on disk is what libgit2 would re-read anyway; scanning its bytes avoids loading 100k entries.

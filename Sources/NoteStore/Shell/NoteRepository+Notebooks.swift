@@ -118,7 +118,7 @@ extension NoteRepository {
   /// The directory path for a notebook name given by a person: each component that already exists is used as it
   /// is spelled on disk; a new one is slugged, and the leaf keeps the typed name as its display title.
   func notebookPathForWrite(_ path: String) throws -> (path: String, title: String?) {
-    let trimmed = path.trimmingCharacters(in: .whitespaces)
+    let trimmed = Names.trimmingWhitespace(path)
     if trimmed.isEmpty || trimmed == "/" || trimmed == "." { return ("", nil) }
     let validated = try nameCall { try Names.validateNotebookPath(trimmed) }
     var resolved = ""

@@ -312,7 +312,7 @@ public final class NoteRepository {
   @discardableResult
   func mutate<T>(_ body: (inout Transaction) throws -> T) throws -> T {
     try withLock {
-      try git.assertCommittable()
+      if !NoteHistory.isCommittableByFiles(gitDirectory: gitDirectory) { try git.assertCommittable() }
       return try transaction(body)
     }
   }

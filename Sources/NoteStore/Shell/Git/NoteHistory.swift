@@ -151,6 +151,18 @@ final class NoteHistory {
   /// `.git/index.lock`: git's "someone is writing the index". nb deletes only one its own killed process left.
   private var indexLockPath: String { gitDirectory.appendingPathComponent("index.lock").path }
 
+  /// Whether git's own files show a repository safe to commit in (HEAD on a branch, no operation in progress, no
+  /// conflict in the index, no index lock), read without libgit2: a save can then write its files while libgit2
+  /// still loads on another thread (``preload()``), instead of waiting for it first. False when the files show
+  /// anything else or cannot tell; ``assertCommittable()`` then decides, with its errors.
+  static func isCommittableByFiles(gitDirectory: URL) -> Bool {
+    let files = GitFiles(gitDirectory: gitDirectory)
+    guard case .branch = files.head(), files.state == .none,
+      Repository.indexHasConflicts(gitDirectory: gitDirectory) == false
+    else { return false }
+    return !FileSystem.exists(gitDirectory.appendingPathComponent("index.lock").path)
+  }
+
   /// Refuses to commit when git is mid-operation, HEAD is not a branch, the index holds conflicts or another git
   /// holds the index lock: committing then would be a guess.
   func assertCommittable() throws {
