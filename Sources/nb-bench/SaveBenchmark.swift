@@ -243,6 +243,7 @@ func quickRun(options base: Options) throws {
     }),
     ("--inbox", inboxBenchmark),
     ("--links", linkBenchmark),
+    ("--serve", serveBenchmark),
   ]
   var failed: [String] = []
   for (name, family) in families {

@@ -202,7 +202,7 @@ private func propagation(
 }
 
 /// `notes` notes spread over `notebooks` notebooks, committed by the git CLI (setup, not measured).
-private func buildNotebooks(at root: String, notes: Int, notebooks: Int, environment: [String: String]) throws {
+func buildNotebooks(at root: String, notes: Int, notebooks: Int, environment: [String: String]) throws {
   try? FileManager.default.removeItem(atPath: root)
   _ = must(spawn([nbPath, "init", root], cwd: "/", environment: environment), "nb init")
   for i in 0..<notes {
@@ -265,7 +265,7 @@ private func idleCost(root: String, environment: [String: String], seconds: Doub
 }
 
 /// User + system CPU time of `pid` so far, from /proc.
-private func cpuSeconds(_ pid: Int32) -> Double {
+func cpuSeconds(_ pid: Int32) -> Double {
   guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
     let close = text.lastIndex(of: ")")
   else { return .nan }
@@ -275,7 +275,7 @@ private func cpuSeconds(_ pid: Int32) -> Double {
   return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
-private func residentKiB(_ pid: Int32) -> Int {
+func residentKiB(_ pid: Int32) -> Int {
   guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
   for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0

@@ -42,6 +42,7 @@ struct Options {
   var save = false
   /// Every family at a tiny size, 2 samples: checks that each runs (a smoke test for CI), compares no times.
   var quick = false
+  var serve = false
   /// Measure backlinks, link checks and link filters on notes with ten links each, against rg.
   var links = false
 
@@ -70,11 +71,12 @@ struct Options {
       case "--save": save = true
       case "--quick": quick = true
       case "--links": links = true
+      case "--serve": serve = true
       default:
         FileHandle.standardError.write(
           Data(
             ("usage: nb-bench [--sizes 1000,10000,100000] [--samples N] [--nb PATH] [--work DIR] [--keep] [--xwmx PATH]"
-              + " [--sync [--baseline NB]] [--watch] [--ink] [--tasks] [--links] [--inbox [--corpus DIR]]"
+              + " [--sync [--baseline NB]] [--watch] [--ink] [--tasks] [--links] [--serve] [--inbox [--corpus DIR]]"
               + " [--save [--corpus DIR]] [--search [--corpus DIR] [--seed N] [--corpus-only]] [--quick]\n").utf8))
         exit(2)
       }
@@ -487,6 +489,8 @@ if options.sync {
   try saveBenchmark(options: options)
 } else if options.links {
   try linkBenchmark(options: options)
+} else if options.serve {
+  try serveBenchmark(options: options)
 } else {
   for size in options.sizes {
     try benchmark(size: size, options: options)
