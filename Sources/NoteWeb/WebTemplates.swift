@@ -200,6 +200,9 @@ enum WebTemplates {
       /// The quiet time after the last stroke before a burst is saved, and before a failed save is tried again.
       Draw.quiet = 2000;
       Draw.retry = 5000;
+      /// A burst that never rests is sent once it holds this many points, between two strokes: a request stays far
+      /// below the server's body limit.
+      Draw.burstPoints = 20000;
       /// The renderer's thinning: force 0 draws 1 − 0.5 of a nib, force 1 all of it, force 3 or more 2 of it.
       Draw.thinning = 0.5;
 
@@ -447,7 +450,9 @@ enum WebTemplates {
           this.drawing = false;
           this.strokes.push(stroke);
           this.persist();
-          this.schedule(Draw.quiet);
+          const points = this.strokes.reduce((sum, s) => sum + s.points.length, 0);
+          if (points >= Draw.burstPoints && !this.sending) this.flush();
+          else this.schedule(Draw.quiet);
           this.onChange();
         }
 
@@ -520,7 +525,7 @@ enum WebTemplates {
             return;
           }
           const reason = (answer.body && answer.body.error) || `the server answered ${status}`;
-          if (status === 0 || status >= 500 || status === 403 || status === 409) {
+          if (status === 0 || status >= 500 || status === 403 || status === 429) {
             // May pass: kept (here and in storage) and tried again; a 403 (a restarted server) after a reload.
             this.strokes = batch.strokes.concat(this.strokes);
             this.erasing = batch.erase.concat(this.erasing);
@@ -613,7 +618,6 @@ enum WebTemplates {
         nominal[name] = Number(width);
       }
       let frame = sheet.dataset.frame.split(" ").map(Number);
-      let version = sheet.dataset.version;
       let imageStrokes = [];
       const local = new Map();
       const erasedHere = new Set();
@@ -667,6 +671,8 @@ enum WebTemplates {
 
       const showState = () => {
         const waiting = session.waiting();
+        // For a browser test (and a curious reader): how many changes wait, and the rendering's version shown.
+        sheet.dataset.waiting = String(waiting);
         let text = session.message;
         if (waiting && !session.sending && !/^Not saved/.test(text)) text = waiting === 1 ? "1 change to save" : `${waiting} changes to save`;
         if (status) status.textContent = text;
@@ -750,7 +756,7 @@ enum WebTemplates {
         const source = `${sheet.dataset.svg}&v=${encodeURIComponent(data.version)}` + (hidden.length ? `&hide=${hidden.map(encodeURIComponent).join(",")}` : "");
         const apply = () => {
           if (ticket !== loading) return;
-          version = data.version;
+          sheet.dataset.version = data.version;
           frame = data.frame;
           if (!data.blank) {
             if (data.page !== session.page && !session.waiting()) session.page = data.page;

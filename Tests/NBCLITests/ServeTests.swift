@@ -206,6 +206,9 @@ final class ServeTests: NBCLITestCase {
       browser.cookie, ("Origin", "http://127.0.0.1:\(server.port)"), ("Content-Type", "application/json"),
       ("X-NB-CSRF", browser.csrf),
     ]
+    // An open page (another browser's Draw page) hears of the new ink.
+    let stream = try EventStreamClient(port: server.port, headers: [browser.cookie])
+    XCTAssertTrue(stream.waitFor("retry: 1000", seconds: 10), stream.text)
     let commits = try commitCount()
     let saved = try http(server.port, "/draw/work/sketch.md", method: "POST", headers: headers, body: Data(body.utf8))
     XCTAssertEqual(saved.status, 200, saved.body)
@@ -213,6 +216,7 @@ final class ServeTests: NBCLITestCase {
     XCTAssertEqual(try commitCount(), commits + 1, "the burst is one commit")
     XCTAssertEqual(try git.run(arguments: ["log", "-1", "--format=%s"]), "nb: draw work/sketch.md: 1 stroke\n")
     XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertTrue(stream.waitFor(#""work/sketch.ink.jsonl""#, seconds: 5), stream.text)
     let sidecar = try text("work/sketch.ink.jsonl")
     XCTAssertTrue(sidecar.contains(#""id":"\#(id)""#) && sidecar.contains(#""f":[400,600,200]"#), sidecar)
 

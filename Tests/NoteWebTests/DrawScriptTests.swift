@@ -146,6 +146,28 @@ final class DrawScriptTests: XCTestCase {
     XCTAssertTrue(first["page"] is NSNull)
   }
 
+  func testABurstThatNeverRestsIsSentInPiecesBetweenStrokes() throws {
+    let result = try XCTUnwrap(
+      try run(
+        """
+        const { session, posts } = sessionWith(ok);
+        const long = (id) => stroke(id, Array.from({ length: 8000 }, (_, i) => ({ x: i % 500, y: i / 100, t: i / 240 })));
+        session.penDown(); session.add(long("a"));
+        session.penDown(); session.add(long("b"));
+        await settle();
+        const before = posts.length;
+        session.penDown(); session.add(long("c"));  // 24 000 points: sent now, between strokes
+        await settle();
+        const during = posts.map((p) => p.strokes.map((s) => s.id).join(","));
+        session.penDown(); session.add(stroke("d"));
+        await clock.advance(2000);
+        return { before, during, after: posts.map((p) => p.strokes.map((s) => s.id).join(",")) };
+        """) as? [String: Any])
+    XCTAssertEqual(result["before"] as? Int, 0)
+    XCTAssertEqual(result["during"] as? [String], ["a,b,c"])
+    XCTAssertEqual(result["after"] as? [String], ["a,b,c", "d"], "the rest after the pen rests")
+  }
+
   func testAFailedSaveIsKeptAndTriedAgainARefusedOneIsDropped() throws {
     let result = try XCTUnwrap(
       try run(
