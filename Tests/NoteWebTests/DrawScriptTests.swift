@@ -424,6 +424,9 @@ final class DrawScriptTests: XCTestCase {
       await clock.advance(2000); await settle(); await settle();
       out.undo = posts.slice(1).map((p) => p.body);
       out.undoDisabled = tools.children[6].disabled;
+      // Choosing the highlighter takes the palette width nearest its own (16 of 2 and 8 here).
+      tools.fire("click", { target: new Node_("BUTTON", { dataset: { ink: "highlighter" } }) });
+      out.width = tools.children.filter((b) => b.attributes["aria-pressed"] === "true").map((b) => b.dataset.width).join("");
       out.redoDisabled = tools.children[7].disabled;
       console.log(JSON.stringify(out));
     })().catch((e) => { console.error(e); process.exit(1); });
@@ -463,5 +466,6 @@ final class DrawScriptTests: XCTestCase {
     XCTAssertEqual((undo.first?["erase"] as? [String])?.count, 1)
     XCTAssertEqual(out["undoDisabled"] as? Bool, true)
     XCTAssertEqual(out["redoDisabled"] as? Bool, false)
+    XCTAssertEqual(out["width"] as? String, "8", "the highlighter's own width, as near as the palette has it")
   }
 }

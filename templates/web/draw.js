@@ -722,7 +722,18 @@
     if (button.dataset.ink || button.dataset.tool) {
       press("[data-ink], [data-tool]");
       choice.eraser = button.dataset.tool === "eraser";
-      if (button.dataset.ink) choice.ink = button.dataset.ink;
+      if (button.dataset.ink) {
+        choice.ink = button.dataset.ink;
+        // Each ink starts at the palette width nearest its own (a highlighter is broad, a pencil fine).
+        const widths = [...tools.querySelectorAll("[data-width]")];
+        const goal = nominal[choice.ink] || 2;
+        const nearest = widths.reduce((best, b) =>
+          !best || Math.abs(Number(b.dataset.width) - goal) < Math.abs(Number(best.dataset.width) - goal) ? b : best, null);
+        if (nearest) {
+          for (const other of widths) other.setAttribute("aria-pressed", String(other === nearest));
+          choice.width = Number(nearest.dataset.width);
+        }
+      }
     } else if (button.dataset.color) {
       press("[data-color]");
       choice.color = button.dataset.color;
