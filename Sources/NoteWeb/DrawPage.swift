@@ -330,7 +330,8 @@ extension NoteWebApp {
       throw bad("color must be 8 hex digits rrggbbaa")
     }
     func number(_ value: Any?, _ field: String, _ range: ClosedRange<Double>) throws -> Double {
-      guard let value = value as? NSNumber, value.doubleValue.isFinite else {
+      // JSON's true and false arrive as NSNumber too, typed "c" (the only numbers of that type JSON gives).
+      guard let value = value as? NSNumber, String(cString: value.objCType) != "c", value.doubleValue.isFinite else {
         throw bad("\(field) must be a number")
       }
       guard range.contains(value.doubleValue) else {

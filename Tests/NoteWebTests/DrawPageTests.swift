@@ -268,6 +268,7 @@ final class DrawPageTests: XCTestCase {
       (stroke { $0["points"] = [["x": 1, "y": 2], ["x": 2]] }, 400, "strokes[0]: points[1] must have the channels"),
       (stroke { $0["points"] = [["x": 1e9, "y": 2]] }, 400, "strokes[0]: points[0].x is 1000000000.0, outside"),
       (stroke { $0["points"] = [["x": 1, "y": "2"]] }, 400, "strokes[0]: points[0].y must be a number"),
+      (stroke { $0["points"] = [["x": true, "y": 2]] }, 400, "strokes[0]: points[0].x must be a number"),
       (stroke { $0["points"] = [["x": 1, "y": 2, "pressure": 1]] }, 400, "unknown channel pressure"),
       (stroke { $0["nib"] = 0 }, 400, "strokes[0]: nib is 0.0, outside"),
       (stroke { $0["ink"] = "<b>" }, 400, "strokes[0]: ink must be a tool name"),
