@@ -295,16 +295,29 @@ enum WebTemplates {
         return Math.hypot(p.x - (a.x + k * dx), p.y - (a.y + k * dy));
       };
 
-      /// The ids of the strokes the eraser at `point` touches: nearer to a stroke's centreline than its half width plus
-      /// `tolerance` (page units).
-      Draw.hit = (strokes, point, tolerance, nominal) => {
+      const cross = (o, a, b) => (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+
+      /// The distance between segments ab and cd: 0 where they cross.
+      const segmentsDistance = (a, b, c, d) => {
+        const d1 = cross(c, d, a);
+        const d2 = cross(c, d, b);
+        const d3 = cross(a, b, c);
+        const d4 = cross(a, b, d);
+        if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 0;
+        return Math.min(segmentDistance(a, c, d), segmentDistance(b, c, d), segmentDistance(c, a, b), segmentDistance(d, a, b));
+      };
+
+      /// The ids of the strokes the eraser touches, moving from `from` to `point` (or resting at `point`): nearer to a
+      /// stroke's centreline than its half width plus `tolerance` (page units). The path between two samples counts, so
+      /// a quick swipe does not jump over a stroke.
+      Draw.hit = (strokes, point, tolerance, nominal, from = point) => {
         const ids = [];
         for (const stroke of strokes) {
           const points = Draw.geometry(stroke, nominal);
           const reach = (index) => points[index].d / 2 + tolerance;
-          let touched = points.length === 1 && Math.hypot(point.x - points[0].x, point.y - points[0].y) <= reach(0);
+          let touched = points.length === 1 && segmentDistance(points[0], from, point) <= reach(0);
           for (let i = 1; !touched && i < points.length; i++) {
-            touched = segmentDistance(point, points[i - 1], points[i]) <= Math.max(reach(i - 1), reach(i));
+            touched = segmentsDistance(from, point, points[i - 1], points[i]) <= Math.max(reach(i - 1), reach(i));
           }
           if (touched) ids.push(stroke.id);
         }
@@ -784,13 +797,16 @@ enum WebTemplates {
         next.src = source;
       };
 
+      let eraserAt = null;
       const eraserHits = (event) => {
         const box = rect();
         const at = Draw.toPage(event.clientX, event.clientY, box, frame);
+        const from = eraserAt || at;
+        eraserAt = at;
         // Six CSS pixels of reach around the eraser's tip, in page units.
         const tolerance = (6 * frame[2]) / box.width;
         const candidates = imageStrokes.concat([...local.values()]).filter((s) => !erasedHere.has(s.id));
-        return Draw.hit(candidates, at, tolerance, nominal).map((id) => candidates.find((s) => s.id === id));
+        return Draw.hit(candidates, at, tolerance, nominal, from).map((id) => candidates.find((s) => s.id === id));
       };
 
       const samples = (event) => {
@@ -822,6 +838,7 @@ enum WebTemplates {
         // The pen's eraser end, or the eraser tool.
         if (choice.eraser || (event.buttons & 32) !== 0) {
           erasing = [];
+          eraserAt = null;
           for (const hit of eraserHits(event)) if (!erasing.includes(hit)) erasing.push(hit);
           return;
         }

@@ -285,9 +285,13 @@ final class DrawScriptTests: XCTestCase {
           Draw.hit(all, { x: 50, y: 42.5 }, 0.5, nominal),
           Draw.hit(all, { x: 50, y: 200 }, 0.5, nominal),
           Draw.hit(all, { x: 150, y: 0 }, 0.5, nominal),
+          // A quick swipe from above the line to below it: no sample near it, but the path crosses it.
+          Draw.hit(all, { x: 30, y: 20 }, 0.5, nominal, { x: 30, y: -20 }),
+          // A swipe that passes beside the end of the line.
+          Draw.hit(all, { x: 110, y: 20 }, 0.5, nominal, { x: 110, y: -20 }),
         ];
         """) as? [[String]])
-    XCTAssertEqual(result, [["line"], [], ["wide"], ["moved"], []])
+    XCTAssertEqual(result, [["line"], [], ["wide"], ["moved"], [], ["line"], []])
   }
 
   func testStrokeIDsAreVersion7UUIDs() throws {
