@@ -21,7 +21,7 @@ public final class NoteWebApp {
   /// The largest file `/file/` serves, in bytes; a larger one is refused with 413 (open it from the repository).
   public var fileLimit: Int64 = 1 << 30
 
-  private let pages = WebPages()
+  let pages = WebPages()
 
   /// An app serving `repository` under `security`'s rules.
   public init(repository: NoteRepository, security: WebSecurity) {
@@ -60,6 +60,7 @@ public final class NoteWebApp {
       if path == "/tasks/done" { return try completeTask(request) }
       if path == "/capture" { return try capture(request) }
       if path == "/inbox/file" { return try fileItem(request) }
+      if let rest = path.dropPrefix("/draw/") { return try saveDrawing(try WebPath.repositoryPath(rest), request) }
       throw WebError(status: 404, "No such form")
     }
     if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
@@ -75,6 +76,7 @@ public final class NoteWebApp {
     if let rest = path.dropPrefix("/file/") { return try file(try WebPath.repositoryPath(rest)) }
     if let rest = path.dropPrefix("/history/") { return try history(try WebPath.repositoryPath(rest), request) }
     if let rest = path.dropPrefix("/ink/") { return try ink(try WebPath.repositoryPath(rest), request) }
+    if let rest = path.dropPrefix("/draw/") { return try drawPage(try WebPath.repositoryPath(rest), request) }
     throw WebError(status: 404, "No page at this address")
   }
 
@@ -150,6 +152,7 @@ public final class NoteWebApp {
         "title": note.title, "path": note.path, "tags": note.tags.map(Self.tagItem),
         "edit_url": "/edit/" + WebPath.encoded(note.path),
         "history_url": "/history/" + WebPath.encoded(note.path),
+        "draw_url": "/draw/" + WebPath.encoded(note.path),
       ] as [String: Any]
     context["crumbs"] = Self.crumbs(note.notebook)
     var fields: [[String: String]] = []
@@ -172,8 +175,13 @@ public final class NoteWebApp {
     }
     do {
       if let drawing = try repository.ink(of: note) {
+        // The sidecar's fingerprint in the address: a live refresh after a stroke elsewhere loads the new image.
+        let version = inkVersion(of: note)
         context["ink_pages"] = InkSVG.pages(of: drawing).indices.map {
-          ["url": "/ink/\(WebPath.encoded(note.path))?page=\($0)", "alt": "Handwriting, page \($0 + 1)"]
+          [
+            "url": "/ink/\(WebPath.encoded(note.path))?page=\($0)&v=\(version)", "alt": "Handwriting, page \($0 + 1)",
+            "draw_url": "/draw/\(WebPath.encoded(note.path))?page=\($0)",
+          ]
         }
       }
     } catch {
@@ -519,7 +527,16 @@ public final class NoteWebApp {
     guard let index = Int(request.queryValue("page") ?? "0"), slots.indices.contains(index) else {
       throw WebError(status: 404, "No such ink page")
     }
-    let svg = try InkSVG.renderData(drawing, page: slots[index].map { .page($0) } ?? .implicit)
+    var shown = drawing
+    if let hide = request.queryValue("hide"), !hide.isEmpty {
+      // The Draw page's strokes erased there and not saved yet: the page shows them gone at once.
+      let hidden = Set(hide.split(separator: ",").map(String.init))
+      // Drawn as the eraser ink, which the renderer skips: the page keeps its place among the pages.
+      for index in shown.strokes.indices where hidden.contains(shown.strokes[index].id) {
+        shown.strokes[index].ink = .eraser
+      }
+    }
+    let svg = try InkSVG.renderData(shown, page: slots[index].map { .page($0) } ?? .implicit)
     return WebResponse(
       status: 200,
       headers: [("Content-Type", "image/svg+xml"), ("Content-Security-Policy", WebSecurity.filePolicy)], body: svg)
@@ -536,7 +553,7 @@ public final class NoteWebApp {
   // MARK: - Pieces
 
   /// The note at exactly `path` (a `.md` file that exists inside the repository).
-  private func existingNote(_ path: String) throws -> Note {
+  func existingNote(_ path: String) throws -> Note {
     guard path.lowercased().hasSuffix(".md"), try WebPath.file(path, in: repository.root) != nil else {
       throw WebError(status: 404, "No note \(path)")
     }
@@ -546,7 +563,7 @@ public final class NoteWebApp {
   }
 
   /// What every page's frame shows.
-  private func common(_ request: WebRequest?) -> [String: Any] {
+  func common(_ request: WebRequest?) -> [String: Any] {
     [
       "root_name": repository.root.lastPathComponent, "read_only": security.readOnly,
       "query": request?.queryValue("q") ?? "", "csrf": security.csrfToken,
@@ -596,7 +613,7 @@ public final class NoteWebApp {
       ? "\"\(value.replacingOccurrences(of: "\"", with: "\"\""))\"" : value
   }
 
-  private static func crumbs(_ notebook: String) -> [[String: String]] {
+  static func crumbs(_ notebook: String) -> [[String: String]] {
     var path = ""
     return notebook.split(separator: "/").map { part in
       path += (path.isEmpty ? "" : "/") + part
@@ -618,6 +635,19 @@ public final class NoteWebApp {
   }
 
   private func errorPage(for error: Error) -> WebResponse {
+    let (status, message) = Self.status(for: error)
+    let heading =
+      [
+        400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Changed meanwhile", 413: "Too large",
+        415: "Wrong kind of body", 422: "Cannot do that",
+      ][status] ?? "Something went wrong"
+    let context = common(nil).merging(["status": status, "heading": heading, "message": message]) { $1 }
+    guard let page = try? pages.render("error.html", context) else { return .text(message, status: status) }
+    return .html(page, status: status)
+  }
+
+  /// The status and one-line message an error is answered with.
+  static func status(for error: Error) -> (status: Int, message: String) {
     let status: Int
     let message: String
     switch error {
@@ -625,6 +655,10 @@ public final class NoteWebApp {
       (status, message) = (error.status, error.message)
     case let error as WebPath.Refused:
       (status, message) = (403, "Forbidden: \(error.description)")
+    case let error as InkEditError:
+      (status, message) = (409, "\(error)")
+    case let error as InkRenderError:
+      (status, message) = (404, "\(error)")
     case let error as NoteStoreError:
       switch error {
       case .noteNotFound, .notebookNotFound: status = 404
@@ -637,14 +671,7 @@ public final class NoteWebApp {
     default:
       (status, message) = (500, "\(error)")
     }
-    let heading =
-      [
-        400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Changed meanwhile", 413: "Too large",
-        422: "Cannot do that",
-      ][status] ?? "Something went wrong"
-    let context = common(nil).merging(["status": status, "heading": heading, "message": message]) { $1 }
-    guard let page = try? pages.render("error.html", context) else { return .text(message, status: status) }
-    return .html(page, status: status)
+    return (status, message)
   }
 }
 

@@ -187,6 +187,57 @@ final class ServeTests: NBCLITestCase {
     XCTAssertEqual(try commitCount(), commits + 1)
   }
 
+  func testDrawingInTheBrowserIsOneCommitThatNbInkRenderShows() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Sketch", "--notebook", "work", "--content", "drawn below")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let browser = try Browser(server, page: "/draw/work/sketch.md")
+    XCTAssertTrue(browser.page.contains(#"<script src="/assets/draw.js" defer></script>"#), browser.page)
+    XCTAssertTrue(browser.page.contains("<canvas"), browser.page)
+    let draw = try http(server.port, "/assets/draw.js", headers: [browser.cookie])
+    XCTAssertEqual(draw.header("Content-Type"), "text/javascript; charset=utf-8")
+    assertSecurityHeaders(draw)
+
+    let id = "0193f6a2-8c01-7e55-b1c0-7a0e1f2d3c4b"
+    let body = """
+      {"page":null,"strokes":[{"id":"\(id)","ink":"pen","color":"d1242fff","nib":3,"created":1764352000123,\
+      "points":[{"x":100,"y":120,"t":0,"f":0.4,"az":0.5,"al":1.1},{"x":140,"y":150,"t":0.02,"f":1,"az":0.5,"al":1},\
+      {"x":180,"y":160,"t":0.05,"f":1.2,"az":0.5,"al":1}]}]}
+      """
+    let headers = [
+      browser.cookie, ("Origin", "http://127.0.0.1:\(server.port)"), ("Content-Type", "application/json"),
+      ("X-NB-CSRF", browser.csrf),
+    ]
+    // An open page (another browser's Draw page) hears of the new ink.
+    let stream = try EventStreamClient(port: server.port, headers: [browser.cookie])
+    XCTAssertTrue(stream.waitFor("retry: 1000", seconds: 10), stream.text)
+    let commits = try commitCount()
+    let saved = try http(server.port, "/draw/work/sketch.md", method: "POST", headers: headers, body: Data(body.utf8))
+    XCTAssertEqual(saved.status, 200, saved.body)
+    XCTAssertTrue(saved.body.contains(#""added":["\#(id)"]"#), saved.body)
+    XCTAssertEqual(try commitCount(), commits + 1, "the burst is one commit")
+    XCTAssertEqual(try git.run(arguments: ["log", "-1", "--format=%s"]), "nb: draw work/sketch.md: 1 stroke\n")
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    XCTAssertTrue(stream.waitFor(#""work/sketch.ink.jsonl""#, seconds: 5), stream.text)
+    let sidecar = try text("work/sketch.ink.jsonl")
+    XCTAssertTrue(sidecar.contains(#""id":"\#(id)""#) && sidecar.contains(#""f":[400,600,200]"#), sidecar)
+
+    // nb ink render draws the stroke, and the page's image is exactly what it draws.
+    let render = try nbSucceeds("ink", "render", "work/sketch.md").stdout
+    XCTAssertTrue(render.contains(##"<path data-id="\##(id)" fill="#d1242f""##), render)
+    let image = try http(server.port, "/ink/work/sketch.md?page=0", headers: [browser.cookie])
+    XCTAssertEqual(image.status, 200)
+    XCTAssertEqual(image.body, render)
+
+    // Without the CSRF token: refused, nothing committed.
+    let forged = try http(
+      server.port, "/draw/work/sketch.md", method: "POST", headers: Array(headers.dropLast()),
+      body: Data(body.replacingOccurrences(of: id, with: "forged").utf8))
+    XCTAssertEqual(forged.status, 403)
+    XCTAssertEqual(try commitCount(), commits + 1)
+  }
+
   func testReadOnlyRefusesWrites() throws {
     try makeRepository()
     let server = try ServeProcess(self, ["serve", "--port", "0", "--json", "--read-only"])

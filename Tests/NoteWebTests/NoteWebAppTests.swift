@@ -204,7 +204,10 @@ final class NoteWebAppTests: XCTestCase {
     }
     let page = get("/note/" + note.path)
     let source = "/ink/\(note.path)?page=0"
-    XCTAssertTrue(page.html.contains(#"<img src="\#(source)" alt="Handwriting, page 1">"#), page.html)
+    // The sidecar's fingerprint in the address: a live refresh after new ink loads the new image.
+    let version = app.inkVersion(of: note)
+    XCTAssertTrue(
+      page.html.contains(#"<img src="\#(source)&amp;v=\#(version)" alt="Handwriting, page 1">"#), page.html)
     let svg = get(source).response
     XCTAssertEqual(svg.status, 200)
     XCTAssertEqual(svg.header("Content-Type"), "image/svg+xml")

@@ -9,7 +9,7 @@ import XCTest
 /// `node` is installed (`.ci/run` installs Debian's nodejs). What a real browser does with the result is for a
 /// browser test.
 final class PageScriptTests: XCTestCase {
-  /// A browser stand-in: `PAGE` says which page it is (`note`, `edit`, `busy`); `STEPS` run after the script
+  /// A browser stand-in: `PAGE` says which page it is (`note`, `edit`, `busy`, `draw`); `STEPS` run after the script
   /// loaded; it prints what happened as one JSON object.
   private static let harness = #"""
     "use strict";
@@ -37,7 +37,11 @@ final class PageScriptTests: XCTestCase {
       querySelector(selector) { return elements[selector] || null; },
       getElementById(id) { return elements["#" + id] || null; },
       adoptNode(node) { return node; },
+      dispatchEvent(event) { dispatched.push(event.type + " " + JSON.stringify(event.detail.paths)); return true; },
     };
+    if (page === "draw") elements["[data-draw]"] = new Element("DIV");
+    const dispatched = [];
+    globalThis.CustomEvent = class { constructor(type, init) { this.type = type; this.detail = init.detail; } };
     if (page === "busy") document.activeElement = new Element("INPUT", { value: "half a thought", inForm: true });
     globalThis.location = { href: "http://127.0.0.1:8642/note/work/roadmap.md" };
     globalThis.fetch = async (url) => { fetches.push(url); return { text: async () => "<main>fresh</main>" }; };
@@ -57,11 +61,11 @@ final class PageScriptTests: XCTestCase {
       const log = [];
       const note = (step) => log.push({ step, fetches: fetches.length, replaced: replaced.slice(), title: document.title,
         notice: elements["#changed-on-disk"] ? !elements["#changed-on-disk"].hidden : null,
-        streams: sources.map((s) => s.url + (s.closed ? " closed" : "")) });
+        streams: sources.map((s) => s.url + (s.closed ? " closed" : "")), dispatched: dispatched.slice() });
       note("loaded");
       change(["work/roadmap.md"]); await settle(); note("changed");
       if (page === "busy") { document.activeElement = null; fire("focusout"); await settle(); note("left the form"); }
-      if (page === "note") {
+      if (page === "note" || page === "draw") {
         document.hidden = true; fire("visibilitychange"); await settle(); note("hidden");
         document.hidden = false; fire("visibilitychange"); await settle(); note("shown");
       }
@@ -76,6 +80,7 @@ final class PageScriptTests: XCTestCase {
     var title: String
     var notice: Bool?
     var streams: [String]
+    var dispatched: [String]
   }
 
   private func run(page: String) throws -> [Step] {
@@ -126,5 +131,14 @@ final class PageScriptTests: XCTestCase {
     XCTAssertEqual(steps[1].fetches, 0, "nothing replaced under the typing")
     XCTAssertEqual(steps[2].fetches, 1)
     XCTAssertEqual(steps[2].replaced, ["FRESH-MAIN"])
+  }
+
+  func testTheDrawPageIsToldOfChangesAndKeepsItsCanvas() throws {
+    let steps = try run(page: "draw")
+    XCTAssertEqual(steps[1].dispatched, [#"nb:change ["work/roadmap.md"]"#], "draw.js hears of the change")
+    XCTAssertEqual(steps[1].fetches, 0, "the page is not fetched again under the drawing")
+    XCTAssertEqual(steps[1].replaced, [])
+    XCTAssertEqual(steps[3].dispatched.last, "nb:change []", "shown again, it catches up")
+    XCTAssertEqual(steps[3].fetches, 0)
   }
 }

@@ -1,4 +1,5 @@
-// nb serve's own script. Every page works without it; it adds keyboard shortcuts and live updates.
+// nb serve's own script. Every page works without it; it adds keyboard shortcuts and live updates (the Draw page's
+// canvas is draw.js).
 "use strict";
 document.addEventListener("keydown", (event) => {
   const target = event.target;
@@ -70,6 +71,9 @@ document.addEventListener("keydown", (event) => {
     } catch (error) {
       return;
     }
+    // The Draw page keeps its canvas and what is being drawn: it reloads its own image (draw.js).
+    document.dispatchEvent(new CustomEvent("nb:change", { detail: change }));
+    if (document.querySelector("[data-draw]")) return;
     const form = editForm();
     if (form) {
       if (change.everything || change.paths.includes(form.dataset.path)) {
@@ -94,7 +98,9 @@ document.addEventListener("keydown", (event) => {
       source = null;
     } else if (!document.hidden && !source) {
       listen();
-      if (!editForm()) refresh();
+      if (document.querySelector("[data-draw]")) {
+        document.dispatchEvent(new CustomEvent("nb:change", { detail: { everything: true, paths: [] } }));
+      } else if (!editForm()) refresh();
     }
   });
   if (!document.hidden) listen();

@@ -98,6 +98,21 @@ public enum InkSVG {
     return data
   }
 
+  /// The `viewBox` ``render(_:page:options:)`` gives the chosen page(s): a page's own size, or for a page without
+  /// one the outline of its strokes plus `options.margin`. An app drawing over the rendered page maps its input into
+  /// these coordinates, so a stroke lands where the rendering shows it.
+  public static func frame(
+    of document: InkDocument, page: PageSelection = .first, options: Options = .standard
+  ) throws -> InkRect {
+    let slots = try select(page, from: document)
+    var renderer = PageRenderer(options: options)
+    let frames = slots.map { renderer.render($0).frame }
+    if frames.count == 1, let only = frames.first { return only }
+    let gaps = Double(max(frames.count - 1, 0)) * options.pageGap
+    return InkRect(
+      minX: 0, minY: 0, maxX: frames.map(\.width).max() ?? 0, maxY: frames.reduce(gaps) { $0 + $1.height })
+  }
+
   // MARK: - Pages
 
   /// One page to draw: its id (nil: implicit), its size when it has one, its strokes in drawing order.
