@@ -18,6 +18,7 @@ final class BrowserTests: XCTestCase {
   func testHistoryAndRestore() throws { try run("history_restore") }
   func testANoteFullOfAttacksRunsNothing() throws { try run("attacks") }
   func testAnotherSiteCannotWriteANote() throws { try run("cross_origin") }
+  func testDrawingAPenStrokeWithPressure() throws { try run("draw") }
   func testPagesFitAPhoneInTheDarkTheme() throws { try run("phone") }
 
   private func run(_ scenario: String, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -2,12 +2,16 @@
 in a real browser and, with the git CLI and the files as the oracle, what the repository holds afterwards."""
 
 import http.server
+import json
 import os
 import re
 import subprocess
 import threading
 
 from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -344,6 +348,67 @@ def phone(repo, server, driver):
     screenshot(driver, "phone-dark")
 
 
+def _sidecar_strokes(repo, path):
+    """The strokes of a note's ink sidecar, with their point channels decoded from deltas (the format article)."""
+    strokes = []
+    for line in repo.read(path).splitlines()[1:]:
+        record = json.loads(line)
+        if record.get("k") != "s":
+            continue
+        for channel in ["x", "y", "f"]:
+            values, total = [], 0
+            for delta in record.get(channel, []):
+                total += delta
+                values.append(total)
+            record[channel] = values
+        strokes.append(record)
+    return strokes
+
+
+def draw(repo, server, driver):
+    """A pen stroke with pressure on the canvas: one commit 2 s after the pen rests, the sidecar holds a stroke whose
+    points carry that pressure, and the page shows exactly what `nb ink render` renders."""
+    path = repo.nb("add", "Sketch", "--content", "a drawing").split()[0]
+    before = repo.commits()
+    log_in(driver, server)
+    driver.get(server.base + "/note/" + path)
+    driver.find_element(By.LINK_TEXT, "Draw").click()
+    canvas = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#draw-sheet canvas"), message="the canvas")
+    pen = PointerInput(interaction.POINTER_PEN, "pen")
+    actions = ActionBuilder(driver, mouse=pen)
+    actions.pointer_action.move_to(canvas, -120, -80)
+    actions.pointer_action.pointer_down(pressure=0.8, tilt_x=30, tilt_y=10)
+    for step in range(1, 13):
+        actions.pointer_action.move_to(canvas, -120 + step * 20, -80 + step * 12, pressure=0.8, tilt_x=30, tilt_y=10)
+    actions.pointer_action.pointer_up()
+    actions.perform()
+    # Saved once the pen has rested 2 s: nothing waits, and the page shows the server's new version.
+    wait(driver, lambda d: d.find_element(By.ID, "draw-sheet").get_attribute("data-waiting") == "0"
+         and d.find_element(By.ID, "draw-sheet").get_attribute("data-version") not in ("", None)
+         and repo.commits() == before + 1, seconds=15, message="the stroke to be saved")
+    screenshot(driver, "draw")
+    equal(repo.commits(), before + 1, "one commit for the burst")
+    changed = repo.git("show", "--name-only", "--format=", "HEAD").split()
+    sidecars = [name for name in changed if name.endswith(".ink.jsonl")]
+    equal(len(sidecars), 1, f"the commit holds the sidecar: {changed}")
+    check(path in changed, "and the note, whose updated is stamped")
+    strokes = _sidecar_strokes(repo, sidecars[0])
+    equal(len(strokes), 1, "one stroke")
+    forces = strokes[0]["f"]
+    check(len(forces) >= 5, f"the stroke has its points: {strokes[0]}")
+    # Pointer Events' pressure 0.8 is the ink model's force 1.6 (pressure × 2), stored × 1000.
+    check(all(abs(force - 1600) <= 2 for force in forces), f"every point carries the pen's pressure: {forces}")
+    xs = strokes[0]["x"]
+    check(max(xs) - min(xs) > 100 * 100, f"the stroke spans the canvas: {xs}")
+    # The page's picture is nb ink render's, byte for byte.
+    source = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#draw-sheet img").get_attribute("src"),
+                  message="the page's image")
+    status, shown = server.request(source.replace(server.base, ""))
+    equal(status, 200, "the page's image")
+    rendered = repo.nb("ink", "render", path)
+    equal(shown, rendered, "the page shows what nb ink render renders")
+
+
 SCENARIOS = {
     "browse": (browse, {}),
     "edit_and_save": (edit_and_save, {}),
@@ -355,5 +420,6 @@ SCENARIOS = {
     "history_restore": (history_restore, {}),
     "attacks": (attacks, {}),
     "cross_origin": (cross_origin, {}),
+    "draw": (draw, {}),
     "phone": (phone, {"width": 390, "height": 844, "mobile": True}),
 }
