@@ -37,7 +37,8 @@ public final class NoteWebApp {
     case .allow:
       var response: WebResponse
       do {
-        response = try route(request)
+        // A page is several queries (the note, its links, backlinks, attachments): one look at what changed for all.
+        response = try repository.withConsistentIndex { try route(request) }
       } catch {
         response = errorPage(for: error)
       }

@@ -123,6 +123,34 @@ final class IndexRefreshTests: NoteRepositoryTestCase {
     XCTAssertEqual(updated, try dump(), "the rows updated after the rename differ from a rebuild's")
   }
 
+  /// Queries inside withConsistentIndex share one refresh: an edit another program makes after the first query is
+  /// not seen by the second (one consistent state), a change the repository makes itself is, and the next call
+  /// sees the other program's edit.
+  func testQueriesInsideWithConsistentIndexShareOneRefresh() throws {
+    try write("a.md", "---\ntitle: A\n---\nzebracorn\n")
+    XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 1)
+    try repository.withConsistentIndex {
+      XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 1)
+      try write("b.md", "---\ntitle: B\n---\nzebracorn\n")
+      XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 1, "the snapshot's state")
+      try repository.withConsistentIndex {
+        XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 1, "nested: the same snapshot")
+      }
+      _ = try repository.createNote(NoteDraft(title: "C", content: "zebracorn"))
+      // The write ends the snapshot: the next query refreshes and finds C, and b.md with it.
+      XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 3)
+      try write("d.md", "---\ntitle: D\n---\nzebracorn\n")
+      XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 3)
+    }
+    XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 4, "outside: fresh again")
+    // A scoped query refreshes only its notebook: it does not make the snapshot fresh for everything.
+    try repository.withConsistentIndex {
+      try write("e.md", "---\ntitle: E\n---\nzebracorn\n")
+      XCTAssertEqual(try repository.notes(matching: NoteQuery("zebracorn notebook:work")).count, 0)
+      XCTAssertEqual(try repository.count(matching: NoteQuery("zebracorn")), 5)
+    }
+  }
+
   func testAConcurrentMapKeepsOrderAndEveryElement() {
     let numbers = Array(0..<10_000)
     XCTAssertEqual(numbers.concurrentMap { $0 * 3 }, numbers.map { $0 * 3 })

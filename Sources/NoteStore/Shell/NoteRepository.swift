@@ -307,6 +307,21 @@ public final class NoteRepository {
 
   // MARK: - Changing: one lock, one commit, all or nothing
 
+  /// Runs `body` with every query in it answered from one refresh of the index: the first query brings the index
+  /// up to date with HEAD and the work tree as always, the ones after it trust what it found. A view made of
+  /// several queries (a page: the note, its links, its backlinks, its attachments) then costs one check for
+  /// uncommitted edits instead of one per query, and shows one consistent state. A change this repository makes
+  /// inside `body` (a save, a move) ends the snapshot, so the queries after it see that change; an edit another
+  /// program makes while `body` runs is seen by the next call. Calls may nest.
+  public func withConsistentIndex<T>(_ body: () throws -> T) rethrows -> T {
+    index.snapshotDepth += 1
+    defer {
+      index.snapshotDepth -= 1
+      if index.snapshotDepth == 0 { index.snapshotIsFresh = false }
+    }
+    return try body()
+  }
+
   /// Runs `body` under the repository lock, then commits what it recorded in one commit. If anything fails, every
   /// file the transaction touched is put back as it was.
   @discardableResult
@@ -323,6 +338,8 @@ public final class NoteRepository {
   /// Taking the lock first settles what a killed nb left half done (its journal, ``Journal``), so no command — above
   /// all `save` — ever sees or commits half of another.
   func withLock<T>(_ body: () throws -> T) throws -> T {
+    // Whatever a write changes, the queries after it refresh again (see withConsistentIndex).
+    defer { index.snapshotIsFresh = false }
     if heldLock != nil { return try body() }
     heldLock = try RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path)
     defer { heldLock = nil }

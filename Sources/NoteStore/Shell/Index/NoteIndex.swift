@@ -49,6 +49,14 @@ final class NoteIndex {
   private var inMemory = false
   /// Whether a (re)build should tell the user: quiet the very first time, when there was never an index.
   private var announceBuild = true
+  /// Inside ``NoteRepository/withConsistentIndex(_:)``: how deep, and whether a whole refresh (every notebook,
+  /// uncommitted edits too) was made since it began, so the queries after it need none.
+  var snapshotDepth = 0
+  var snapshotIsFresh = false
+  /// How far this process read the change journal past the stored cursor finding nothing but answers, and the
+  /// stored state that was then: a long-running reader (nb serve) would otherwise read the same answers again on
+  /// every query until the lag justifies a write.
+  private var readAhead: (stored: WatchState?, reached: WatchState)?
 
   init(repository: NoteRepository) {
     self.repository = repository
@@ -119,8 +127,10 @@ final class NoteIndex {
   /// The open connection, built and refreshed.
   private func ready(scope: String? = nil, walking: Bool = true) throws -> DatabaseQueue {
     let queue = try opened()
+    if snapshotDepth > 0, snapshotIsFresh { return queue }
     do {
       try update(queue, scope: scope, walking: walking)
+      if snapshotDepth > 0, scope == nil, walking { snapshotIsFresh = true }
     } catch let error as DatabaseError where Self.isDamage(error) {
       throw error
     } catch {
@@ -459,8 +469,11 @@ final class NoteIndex {
       forced = try git.changedPaths(from: state.head, to: head)
     }
     Phases.mark("index: head/state")
+    // Past the stored cursor, this process may already have read records that changed nothing (answers to
+    // requests): start after them while the stored cursor is the one they followed.
+    let from = readAhead.flatMap { $0.stored == watched ? $0.reached : nil } ?? watched
     let journal = ChangeJournal.look(
-      gitDirectory: repository.gitDirectory, cursor: watched?.cursor, unanswered: watched?.unanswered)
+      gitDirectory: repository.gitDirectory, cursor: from?.cursor, unanswered: from?.unanswered)
     let (stale, settled) = try queue.read { db in
       switch journal.changes {
       case .everything where !walking:
@@ -478,10 +491,12 @@ final class NoteIndex {
     // When the journal held nothing but answers to requests, the cursor stays where it was: reading a few more
     // lines next time costs less than a write transaction on every query.
     var watch = journal.cursor.map { WatchState(cursor: $0, unanswered: journal.unanswered) }
+    readAhead = nil
     if let cursor = journal.cursor, let stored = watched?.cursor, cursor.session == stored.session,
       journal.changes != .everything, stale.isEmpty, state.head == head, journal.unanswered == watched?.unanswered,
       cursor.offset - stored.offset < Self.unreadJournalLimit
     {
+      readAhead = (watched, WatchState(cursor: cursor, unanswered: journal.unanswered))
       watch = nil
     }
     if watch == watched { watch = nil }
