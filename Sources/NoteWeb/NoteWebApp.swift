@@ -71,7 +71,7 @@ public final class NoteWebApp {
     if path == "/inbox" { return try inbox(request) }
     if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
     if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }
-    if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest)) }
+    if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest), request) }
     if let rest = path.dropPrefix("/file/") { return try file(try WebPath.repositoryPath(rest)) }
     if let rest = path.dropPrefix("/history/") { return try history(try WebPath.repositoryPath(rest), request) }
     if let rest = path.dropPrefix("/ink/") { return try ink(try WebPath.repositoryPath(rest), request) }
@@ -127,7 +127,7 @@ public final class NoteWebApp {
     return .html(try pages.render("notebook.html", context))
   }
 
-  private func note(_ path: String) throws -> WebResponse {
+  private func note(_ path: String, _ request: WebRequest) throws -> WebResponse {
     let note = try existingNote(path)
     let text = try repository.text(of: note)
     let bodyStart = text.utf8.distance(from: text.startIndex, to: NoteRepository.bodyStart(in: text))
@@ -159,6 +159,8 @@ public final class NoteWebApp {
     if let conflictOf = note.conflictOf { fields.append(["key": "conflict of", "value": conflictOf]) }
     context["fields"] = fields
     context["warning"] = note.warning
+    // After the edit form's redirect: says the save landed (and tells the script to drop the browser's draft).
+    context["saved"] = ["1": "saved", "merged": "merged"][request.queryValue("saved") ?? ""]
     context["body_html"] = try Markdown.html(body)
     context["backlinks"] = try repository.backlinks(to: note.path).filter { $0.source != note.path }.map {
       ["title": $0.sourceTitle, "url": "/note/" + WebPath.encoded($0.source), "line": $0.line, "text": $0.text]
@@ -193,33 +195,46 @@ public final class NoteWebApp {
   }
 
   /// A save from the edit form: exactly `nb edit`'s commit when the file is still the version the form was loaded
-  /// from; else the form again, the text typed kept, with the file as it is now beside it.
+  /// from; else the edit merged with the file as it is now (sync's three-way merge, the form's `base` being the
+  /// text it was loaded with); on a true conflict the form again, the text typed kept, with the file now beside it.
   private func saveEdit(_ path: String, _ request: WebRequest) throws -> WebResponse {
     let note = try existingNote(path)
     guard var text = request.formValue("text"), let version = request.formValue("version") else {
       throw WebError(status: 400, "The form has no text or version")
     }
+    // Base64 in the form: a hidden field's line breaks would come back as CRLF, and the base must be exact bytes.
+    let base = request.formValue("base").flatMap { Data(base64Encoded: $0) }.flatMap {
+      String(data: $0, encoding: .utf8)
+    }
     // Browsers send a textarea's lines with CRLF; a file written with LF keeps LF.
     let original = try repository.text(of: note)
     if !original.contains("\r\n") { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
     do {
-      switch try repository.save(text: text, to: note, over: version) {
+      let outcome =
+        try base.map { try repository.save(text: text, to: note, over: version, base: $0) }
+        ?? repository.save(text: text, to: note, over: version)
+      switch outcome {
       case .saved(let saved), .unchanged(let saved):
-        return .redirect("/note/" + WebPath.encoded(saved.path))
+        return .redirect("/note/" + WebPath.encoded(saved.path) + "?saved=1")
+      case .merged(let saved):
+        return .redirect("/note/" + WebPath.encoded(saved.path) + "?saved=merged")
       case .changed(let current, let currentVersion):
         return try editPage(
-          note, text: text, version: currentVersion, status: 409,
-          problem: "The file changed since you opened it (another editor or a sync). Your text is below, the file "
-            + "as it is now under it; saving again replaces the file with your text.",
+          note, text: text, version: currentVersion, base: current, status: 409,
+          problem: "Not saved: the file changed since you opened it (another editor or a sync)"
+            + (base == nil ? "" : ", and both of you changed the same lines or the same front matter key")
+            + ". Your text is below, the file as it is now under it; saving again replaces the file with your text.",
           current: current)
       }
     } catch let error as NoteStoreError {
-      return try editPage(note, text: text, version: version, status: 422, problem: "Not saved: \(error)")
+      return try editPage(
+        note, text: text, version: version, base: base ?? original, status: 422, problem: "Not saved: \(error)")
     }
   }
 
   private func editPage(
-    _ note: Note, text: String, version: String, status: Int, problem: String? = nil, current: String? = nil
+    _ note: Note, text: String, version: String, base: String? = nil, status: Int, problem: String? = nil,
+    current: String? = nil
   ) throws -> WebResponse {
     var context = common(nil)
     context["note"] = ["title": note.title, "path": note.path, "url": "/note/" + WebPath.encoded(note.path)]
@@ -227,6 +242,7 @@ public final class NoteWebApp {
     context["action"] = "/edit/" + WebPath.encoded(note.path)
     context["text"] = text
     context["version"] = version
+    context["base"] = Data((base ?? text).utf8).base64EncodedString()
     context["problem"] = problem
     context["current"] = current
     return .html(try pages.render("edit.html", context), status: status)
@@ -299,7 +315,7 @@ public final class NoteWebApp {
       throw WebError(status: 404, "No version \(commit) in the history of \(note.path)")
     }
     switch try repository.restore(note, from: entry.commit.id, path: entry.path, over: version) {
-    case .saved(let saved), .unchanged(let saved):
+    case .saved(let saved), .unchanged(let saved), .merged(let saved):
       return .redirect("/note/" + WebPath.encoded(saved.path))
     case .changed:
       return try history(

@@ -107,6 +107,75 @@ enum WebTemplates {
       if (!document.hidden) listen();
     })();
 
+    // Drafts: what is typed in an edit form stays in this browser's local storage until the save lands, so a closed
+    // tab, a crash or a refused save loses nothing. A draft keeps the version and base text it was typed over: brought
+    // back into the form, it is saved over those, and the server merges it with whatever changed since.
+    (() => {
+      let storage = null;
+      try {
+        storage = globalThis.localStorage || null;
+      } catch (error) {
+        // Storage blocked by the browser's settings: the form still works, without drafts.
+      }
+      if (!storage || typeof document.querySelectorAll !== "function") return;
+      const key = (path) => "nb-draft:" + path;
+      // The note page a save redirects to: that note's draft has landed.
+      for (const saved of document.querySelectorAll("[data-draft-saved]")) storage.removeItem(key(saved.dataset.draftSaved));
+
+      const form = document.querySelector("form.edit[data-path]");
+      if (!form) return;
+      const text = form.querySelector("textarea[name=text]");
+      const version = form.querySelector("input[name=version]");
+      const base = form.querySelector("input[name=base]");
+      if (!text || !version || !base) return;
+      const name = key(form.dataset.path);
+      // A refused save's page shows the text typed, not the file's: that text is the draft, over the version shown now.
+      const unsaved = form.dataset.unsaved === "1";
+      const loaded = { text: text.value, version: version.value, base: base.value };
+      const store = () => {
+        try {
+          storage.setItem(name, JSON.stringify({ text: text.value, version: version.value, base: base.value }));
+        } catch (error) {
+          // Storage full: nothing to do but keep the text in the form.
+        }
+      };
+      let draft = null;
+      try {
+        draft = JSON.parse(storage.getItem(name) || "null");
+      } catch (error) {
+        draft = null;
+      }
+      const valid = draft && typeof draft.text === "string" && typeof draft.version === "string" && typeof draft.base === "string";
+      if (unsaved) {
+        store();
+      } else if (valid && draft.text !== text.value) {
+        text.value = draft.text;
+        version.value = draft.version;
+        base.value = draft.base;
+        const notice = document.getElementById("draft-restored");
+        if (notice) notice.hidden = false;
+        const discard = document.getElementById("draft-discard");
+        if (discard) {
+          discard.addEventListener("click", () => {
+            text.value = loaded.text;
+            version.value = loaded.version;
+            base.value = loaded.base;
+            storage.removeItem(name);
+            if (notice) notice.hidden = true;
+          });
+        }
+      } else if (valid) {
+        storage.removeItem(name);
+      }
+      text.addEventListener("input", () => {
+        if (!unsaved && text.value === loaded.text && version.value === loaded.version) {
+          storage.removeItem(name);
+        } else {
+          store();
+        }
+      });
+    })();
+
     """#,
     "base.html": #"""
     <!doctype html>
@@ -150,10 +219,12 @@ enum WebTemplates {
     <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %} / <a href="{{ note.url|e }}">{{ note.title|e }}</a></nav>
     <h1>Edit {{ note.title|e }}</h1>
     {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
-    <p class="warning" id="changed-on-disk" role="alert" hidden>The file changed since you opened it (another editor or a sync). Your text stays here; saving shows both versions before anything is replaced.</p>
-    <form class="edit" method="post" action="{{ action|e }}" data-path="{{ note.path|e }}">
+    <p class="warning" id="changed-on-disk" role="alert" hidden>The file changed since you opened it (another editor or a sync). Your text stays here; saving merges your changes with it, or shows both versions when you both changed the same lines.</p>
+    <p class="notice" id="draft-restored" role="status" hidden>Your unsaved text from before is back (kept in this browser); saving merges it with the file as it is now. <button type="button" id="draft-discard">Discard it</button></p>
+    <form class="edit" method="post" action="{{ action|e }}" data-path="{{ note.path|e }}"{% if problem %} data-unsaved="1"{% endif %}>
       <input type="hidden" name="csrf" value="{{ csrf|e }}">
       <input type="hidden" name="version" value="{{ version|e }}">
+      <input type="hidden" name="base" value="{{ base|e }}">
       <label for="text">{{ note.path|e }}</label>
       <textarea id="text" name="text" rows="24" spellcheck="true">{{ text|e }}</textarea>
       <p class="actions"><button type="submit">Save</button> <a href="{{ note.url|e }}">Cancel</a></p>
@@ -315,6 +386,7 @@ enum WebTemplates {
         {% for tag in note.tags %}<a class="chip tag" href="{{ tag.url|e }}">#{{ tag.name|e }}</a> {% endfor %}
         {% for field in fields %}<span class="chip"><span class="key">{{ field.key|e }}</span> {{ field.value|e }}</span> {% endfor %}
       </p>
+      {% if saved %}<p class="notice" role="status" data-draft-saved="{{ note.path|e }}">{% if saved == "merged" %}Saved, merged with the changes made to the file meanwhile.{% else %}Saved.{% endif %}</p>{% endif %}
       {% if warning %}<p class="warning">{{ warning|e }}</p>{% endif %}
       <div class="body">
     {{ body_html }}
@@ -465,6 +537,7 @@ enum WebTemplates {
     .pager { display: flex; gap: 1rem; justify-content: center; margin: 1rem 0; }
     .empty { color: var(--muted); }
     .warning { color: var(--warn); }
+    .notice { border-left: 3px solid var(--line); padding-left: .6rem; }
     .note { min-width: 0; }
     .body { overflow-wrap: anywhere; }
     .body img, .ink img { max-width: 100%; height: auto; }

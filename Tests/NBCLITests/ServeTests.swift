@@ -170,7 +170,7 @@ final class ServeTests: NBCLITestCase {
       headers: [cookie, ("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/x-www-form-urlencoded")],
       body: Data(body.utf8))
     XCTAssertEqual(saved.status, 303, saved.body)
-    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md")
+    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md?saved=1")
     XCTAssertEqual(try commitCount(), commits + 1)
     XCTAssertEqual(try git.run(arguments: ["log", "-1", "--format=%s"]), "nb: edit work/roadmap.md\n")
     XCTAssertEqual(try git.statusPorcelain(), "", "the save is committed, nothing left over")
