@@ -60,8 +60,12 @@ public final class NoteWebApp {
       if path == "/tasks/done" { return try completeTask(request) }
       if path == "/capture" { return try capture(request) }
       if path == "/inbox/file" { return try fileItem(request) }
+      if path == "/sync" { return try sync(request) }
+      if path == "/pin" || path == "/unpin" { return try pin(request, path == "/pin") }
       throw WebError(status: 404, "No such form")
     }
+    // Where a refused sync's page was shown: fetched again (a reload, the live refresh), it is home.
+    if path == "/sync" { return .redirect("/") }
     if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
     if path == "/" { return try home(request) }
     // Every page's script subscribes here (Server-Sent Events); the server streams the changes.
@@ -78,7 +82,7 @@ public final class NoteWebApp {
     throw WebError(status: 404, "No page at this address")
   }
 
-  private func home(_ request: WebRequest) throws -> WebResponse {
+  private func home(_ request: WebRequest, status: Int = 200, problem: String? = nil) throws -> WebResponse {
     let notebooks: [[String: Any]] = try repository.notebookCounts().map { count in
       [
         "name": count.path.isEmpty ? "(top level)" : String(count.path.split(separator: "/").last ?? ""),
@@ -88,9 +92,106 @@ public final class NoteWebApp {
       ]
     }
     let recent = try repository.notes(matching: NoteQuery("", sort: .updated, limit: recentCount))
-    return .html(
-      try pages.render(
-        "home.html", common(request).merging(["notebooks": notebooks, "notes": recent.map(listItem)]) { $1 }))
+    var context = common(request)
+    context["notebooks"] = notebooks
+    context["notes"] = recent.map(listItem)
+    context["pins"] = repository.pinnedSearches.map { ["query": $0, "url": "/search?q=" + WebPath.queryValue($0)] }
+    context["sync"] = try syncState()
+    context["problem"] = problem
+    if let report = syncReport { context["report"] = report }
+    return .html(try pages.render("home.html", context), status: status)
+  }
+
+  /// What `nb status` and `nb conflicts` say about syncing: the branch, how far it is ahead of and behind its
+  /// upstream (as of the last fetch), the last sync, uncommitted changes and conflict copies.
+  private func syncState() throws -> [String: Any] {
+    let status = try repository.status()
+    var state: [String: Any] = [
+      "branch": status.branch ?? "(detached HEAD)", "changes": status.changes.count,
+      "remote": try repository.remotes().contains { $0.name == syncRemote },
+      "remote_name": syncRemote,
+      "conflicts": try repository.conflictCopies().map {
+        ["title": $0.title, "url": "/note/" + WebPath.encoded($0.path), "path": $0.path]
+      },
+    ]
+    if let operation = status.operation { state["operation"] = operation }
+    if let tracking = try repository.aheadBehind() {
+      state["upstream"] = tracking.upstream
+      state["ahead"] = tracking.ahead
+      state["behind"] = tracking.behind
+      state["in_step"] = tracking.ahead == 0 && tracking.behind == 0
+    }
+    if let last = repository.lastSync {
+      state["last_sync"] = Timestamp(date: last, timeZone: repository.timeZone).rfc3339
+    }
+    return state
+  }
+
+  /// The remote the Sync button syncs with: `nb sync`'s default.
+  private let syncRemote = "origin"
+
+  /// What the last sync run from this server did, shown on the home page (this run of the server only).
+  private var syncReport: [String]?
+
+  /// The home page's Sync button: exactly `nb sync` (save pending edits, fetch, merge, push), then home with what
+  /// it did; a sync that cannot run (no remote, offline) leaves everything as it was and says why.
+  private func sync(_ request: WebRequest) throws -> WebResponse {
+    let summary: SyncSummary
+    do {
+      summary = try repository.sync(SyncOptions(remote: syncRemote))
+    } catch let error as NoteStoreError {
+      switch error {
+      case .noRemote, .unsafeGitState, .invalidArgument:
+        return try home(request, status: 409, problem: "Not synced: \(error)")
+      case .offline, .syncFailed, .git:
+        return try home(request, status: 502, problem: "Not synced: \(error)")
+      default:
+        throw error
+      }
+    }
+    syncReport = Self.report(
+      summary, remote: syncRemote, at: Timestamp(date: repository.clock(), timeZone: repository.timeZone))
+    return .redirect("/#sync")
+  }
+
+  /// A sync's summary in `nb sync`'s words.
+  static func report(_ summary: SyncSummary, remote: String, at time: Timestamp) -> [String] {
+    func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+    let what: String
+    switch summary.outcome {
+    case .upToDate: what = "already up to date"
+    case .published: what = "published \(counted(summary.sent, "commit")) (a new branch on the remote)"
+    case .pushed: what = "sent \(counted(summary.sent, "commit"))"
+    case .fastForwarded: what = "received \(counted(summary.received, "commit"))"
+    case .merged:
+      what = "received \(counted(summary.received, "commit")), sent \(counted(summary.sent, "commit")), merged"
+    }
+    var lines = ["Synced with \(remote)/\(summary.remoteBranch) at \(time.rfc3339): \(what)"]
+    if !summary.saved.isEmpty { lines.append("saved first: \(summary.saved.joined(separator: ", "))") }
+    lines += summary.merged.map { "merged \($0)" }
+    lines += summary.resurrected.map { "kept \($0) (edited on one side, deleted on the other)" }
+    lines += summary.conflicts.map {
+      "conflict \($0.path): the \($0.winner == .ours ? "local" : "remote") version kept the path; the other is in "
+        + $0.loserPath
+    }
+    lines += summary.warnings.map { "warning: \($0)" }
+    return lines
+  }
+
+  /// Pins a search on this device's home page (from the search page), or unpins one.
+  private func pin(_ request: WebRequest, _ pinning: Bool) throws -> WebResponse {
+    guard let query = request.formValue("q") else { throw WebError(status: 400, "The form has no query") }
+    do {
+      if pinning {
+        try repository.pinSearch(query)
+      } else {
+        try repository.unpinSearch(query)
+      }
+    } catch NoteStoreError.invalidArgument(let message) {
+      throw WebError(status: 400, "Not pinned: \(message)")
+    }
+    let fromSearch = pinning || request.formValue("from") == "search"
+    return .redirect(fromSearch ? "/search?q=" + WebPath.queryValue(query) : "/")
   }
 
   private func notebook(_ raw: Substring, _ request: WebRequest) throws -> WebResponse {
@@ -488,6 +589,7 @@ public final class NoteWebApp {
         let hits = try repository.notes(matching: NoteQuery(query, limit: pageSize, offset: offset))
         context["total"] = total
         context["notes"] = hits.map(listItem)
+        context["pinned"] = repository.pinnedSearches.contains(query.trimmingCharacters(in: .whitespaces))
         context.merge(pager(page: page, total: total) { "/search?q=\(WebPath.queryValue(query))&page=\($0)" }) { $1 }
       } catch let error as NoteStoreError {
         guard case .badQuery = error else { throw error }

@@ -308,8 +308,38 @@ enum WebTemplates {
       {% endif %}
     </section>
     <section class="recent">
+      {% if pins %}
+      <h1>Pinned searches</h1>
+      <ul class="pins">
+        {% for pin in pins %}
+        <li><a href="{{ pin.url|e }}">{{ pin.query|e }}</a>{% if not read_only %} <form class="inline" method="post" action="/unpin"><input type="hidden" name="csrf" value="{{ csrf|e }}"><input type="hidden" name="q" value="{{ pin.query|e }}"><button type="submit" title="Unpin" aria-label="Unpin {{ pin.query|e }}">×</button></form>{% endif %}</li>
+        {% endfor %}
+      </ul>
+      {% endif %}
       <h1>Recent</h1>
       {% include "note-list.html" %}
+    </section>
+    <section class="sync" id="sync">
+      <h1>Sync</h1>
+      {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+      {% if report %}<div class="notice" role="status">{% for line in report %}<p>{{ line|e }}</p>{% endfor %}</div>{% endif %}
+      <p>On branch <strong>{{ sync.branch|e }}</strong>{% if sync.operation %} · a git {{ sync.operation|e }} is in progress{% endif %}</p>
+      {% if sync.upstream %}
+      <p>Tracking {{ sync.upstream|e }}: {% if sync.in_step %}up to date{% else %}<span class="ahead">{{ sync.ahead|e }} ahead</span>, <span class="behind">{{ sync.behind|e }} behind</span>{% endif %} <span class="meta">(as of the last fetch)</span></p>
+      {% endif %}
+      <p>Last sync: {% if sync.last_sync %}<time>{{ sync.last_sync|e }}</time>{% else %}never on this device{% endif %}</p>
+      {% if sync.changes %}<p>{{ sync.changes|e }} uncommitted {% if sync.changes == 1 %}change{% else %}changes{% endif %}: syncing commits them first.</p>{% endif %}
+      {% if not sync.remote %}<p class="empty">No remote named {{ sync.remote_name|e }}: <code>nb remote add {{ sync.remote_name|e }} URL</code> sets one up.</p>{% endif %}
+      {% if sync.conflicts %}
+      <h2>Conflicts</h2>
+      <ul class="conflicts">{% for copy in sync.conflicts %}<li><a href="{{ copy.url|e }}">{{ copy.title|e }}</a> <span class="meta">{{ copy.path|e }}</span></li>{% endfor %}</ul>
+      <p class="meta"><code>nb conflicts</code> restores or dismisses them.</p>
+      {% else %}
+      <p>No conflicts.</p>
+      {% endif %}
+      {% if not read_only %}
+      <form method="post" action="/sync"><input type="hidden" name="csrf" value="{{ csrf|e }}"><button type="submit">Sync now</button></form>
+      {% endif %}
     </section>
     </div>
     {% endblock %}
@@ -457,7 +487,8 @@ enum WebTemplates {
     {% if error %}
     <p class="warning">{{ error|e }}</p>
     {% elif query %}
-    <p class="count">{{ total|e }} {% if total == 1 %}note{% else %}notes{% endif %}</p>
+    <p class="count">{{ total|e }} {% if total == 1 %}note{% else %}notes{% endif %}{% if not read_only %}
+    <form class="inline" method="post" action="{% if pinned %}/unpin{% else %}/pin{% endif %}"><input type="hidden" name="csrf" value="{{ csrf|e }}"><input type="hidden" name="q" value="{{ query|e }}"><input type="hidden" name="from" value="search"><button type="submit">{% if pinned %}Unpin this search{% else %}Pin this search to the home page{% endif %}</button></form>{% endif %}</p>
     {% include "note-list.html" %}
     {% include "pager.html" %}
     {% endif %}
@@ -515,6 +546,7 @@ enum WebTemplates {
     h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
     h2 { font-size: 1.1rem; }
     .columns { display: grid; grid-template-columns: minmax(14rem, 1fr) 2fr; gap: 2rem; }
+    .columns .sync { grid-column: 1 / -1; }
     ul.tree, ul.notes, ul.children, .panels ul { list-style: none; padding: 0; margin: 0; }
     .tree li { padding: .15rem 0; }
     .depth-1 { padding-left: 1rem !important; } .depth-2 { padding-left: 2rem !important; }
@@ -537,6 +569,7 @@ enum WebTemplates {
     .pager { display: flex; gap: 1rem; justify-content: center; margin: 1rem 0; }
     .empty { color: var(--muted); }
     .warning { color: var(--warn); }
+    form.inline { display: inline; }
     .notice { border-left: 3px solid var(--line); padding-left: .6rem; }
     .note { min-width: 0; }
     .body { overflow-wrap: anywhere; }
