@@ -58,6 +58,7 @@ public final class NoteWebApp {
       if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
       if let rest = path.dropPrefix("/restore/") { return try restore(try WebPath.repositoryPath(rest), request) }
       if path == "/tasks/done" { return try completeTask(request) }
+      if path == "/tasks/subtask" { return try tickSubtask(request) }
       if path == "/capture" { return try capture(request) }
       if path == "/inbox/file" { return try fileItem(request) }
       if path == "/sync" { return try sync(request) }
@@ -447,7 +448,7 @@ public final class NoteWebApp {
     var context = common(request)
     context["project"] = project ?? ""
     context["problem"] = problem
-    context["sections"] = sections.map { id, title, entries -> [String: Any] in
+    context["sections"] = try sections.map { id, title, entries -> [String: Any] in
       var groups: [(String, [TaskEntry])] = []
       for entry in entries {
         let name = entry.note.notebook
@@ -459,10 +460,10 @@ public final class NoteWebApp {
       }
       return [
         "id": id, "title": title, "count": entries.count,
-        "groups": groups.map { name, entries -> [String: Any] in
+        "groups": try groups.map { name, entries -> [String: Any] in
           [
             "name": name.isEmpty ? "(top level)" : name,
-            "url": "/tasks?project=" + WebPath.queryValue(name), "tasks": entries.map(taskItem),
+            "url": "/tasks?project=" + WebPath.queryValue(name), "tasks": try entries.map(taskItem),
           ]
         },
       ]
@@ -470,7 +471,7 @@ public final class NoteWebApp {
     return .html(try pages.render("tasks.html", context), status: status)
   }
 
-  private func taskItem(_ entry: TaskEntry) -> [String: Any] {
+  private func taskItem(_ entry: TaskEntry) throws -> [String: Any] {
     var item: [String: Any] = [
       "selector": entry.selector, "title": entry.task.title, "url": "/note/" + WebPath.encoded(entry.note.path),
       "priority": entry.task.priority.text, "overdue": entry.isOverdue, "status": entry.task.status.text,
@@ -480,7 +481,51 @@ public final class NoteWebApp {
     if let recurrence = entry.task.recurrence { item["recurrence"] = recurrence }
     if entry.subtasksTotal > 0 { item["subtasks"] = "\(entry.subtasksDone)/\(entry.subtasksTotal)" }
     if let line = entry.line { item["where"] = "\(entry.note.path):\(line)" }
+    if entry.line == nil, entry.subtasksTotal > 0 { item["checklist"] = try subtasks(of: entry).map(subtaskItem) }
     return item
+  }
+
+  /// A task note's checklist lines as `nb task done --subtask N` numbers them (1 is the first, cancelled ones too).
+  private func subtasks(of entry: TaskEntry) throws -> [(number: Int, item: ChecklistItem)] {
+    let text = try repository.text(of: entry.note)
+    let bodyStart = text.utf8.distance(from: text.startIndex, to: NoteRepository.bodyStart(in: text))
+    return Checklist.items(in: text, bodyStart: bodyStart).enumerated().map { ($0.offset + 1, $0.element) }
+  }
+
+  private func subtaskItem(_ subtask: (number: Int, item: ChecklistItem)) -> [String: Any] {
+    [
+      "number": subtask.number, "text": subtask.item.text, "depth": min(subtask.item.depth, 6),
+      "status": subtask.item.status.text, "open": !subtask.item.status.isClosed,
+    ]
+  }
+
+  /// A subtask ticked on the tasks page: exactly `nb task done TASK --subtask N` (its checklist line's one
+  /// character, one commit). The form names the task by selector and title and the subtask by number and text, so a
+  /// list that moved underneath it ticks nothing.
+  private func tickSubtask(_ request: WebRequest) throws -> WebResponse {
+    guard let selector = request.formValue("task"), let title = request.formValue("title"),
+      let number = request.formValue("subtask").flatMap({ Int($0) }), let text = request.formValue("text")
+    else { throw WebError(status: 400, "The form has no task, title, subtask or text") }
+    let entry: TaskEntry
+    do {
+      entry = try repository.resolveTask(selector)
+    } catch let error as NoteStoreError {
+      return try tasks(request, status: 409, problem: "Nothing was ticked: \(error)")
+    }
+    let subtask = entry.line == nil ? try subtasks(of: entry).first { $0.number == number } : nil
+    guard entry.selector == selector, entry.task.title == title, let subtask, subtask.item.text == text else {
+      return try tasks(
+        request, status: 409,
+        problem: "Nothing was ticked: \"\(text)\" is no longer subtask \(number) of \"\(title)\" (the file changed); "
+          + "the list is as it is now.")
+    }
+    guard !subtask.item.status.isClosed else {
+      return try tasks(
+        request, status: 409, problem: "Nothing was ticked: \"\(text)\" is \(subtask.item.status.text) already.")
+    }
+    try repository.setSubtask(entry, .number(number), done: true)
+    let back = request.formValue("project").flatMap { $0.isEmpty ? nil : $0 }
+    return .redirect("/tasks" + (back.map { "?project=" + WebPath.queryValue($0) } ?? ""))
   }
 
   /// A task ticked on the tasks page: exactly `nb task done` (one commit; a repeating task moves to its next

@@ -601,7 +601,7 @@ enum WebTemplates {
     .restore, .tick { display: inline; }
     ul.tasks { list-style: none; padding: 0; margin: 0 0 1rem; }
     ul.tasks li { padding: .35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
-    ul.tasks .tick button { padding: 0 .45rem; margin-right: .4rem; }
+    ul.tasks .tick button, ul.subtasks .tick button { padding: 0 .45rem; margin-right: .4rem; }
     ul.tasks li.overdue .meta { color: var(--warn); }
     section.tasks h3 { font-size: .95rem; margin: .8rem 0 .2rem; }
     .diff pre {
@@ -618,6 +618,11 @@ enum WebTemplates {
       .columns { grid-template-columns: 1fr; }
       main { padding: .75rem; }
     }
+    ul.subtasks { list-style: none; margin: .2rem 0 .2rem 1.6rem; padding: 0; }
+    ul.subtasks li.closed .subtask { color: var(--muted); text-decoration: line-through; }
+    ul.subtasks li.depth-1 { margin-left: 1.2rem; }
+    ul.subtasks li.depth-2 { margin-left: 2.4rem; }
+    ul.subtasks li.depth-3, ul.subtasks li.depth-4, ul.subtasks li.depth-5, ul.subtasks li.depth-6 { margin-left: 3.6rem; }
 
     """#,
     "tasks.html": #"""
@@ -646,6 +651,27 @@ enum WebTemplates {
           {% endif %}
           <a class="title" href="{{ task.url|e }}">{{ task.title|e }}</a>
           <span class="meta">{% if task.due %}due {{ task.due|e }}{% endif %}{% if task.recurrence %} · repeats{% endif %}{% if task.priority_label %} · {{ task.priority_label|e }}{% endif %}{% if task.subtasks %} · {{ task.subtasks|e }}{% endif %}{% if task.status != "open" %} · {{ task.status|e }}{% endif %}{% if task.where %} · {{ task.where|e }}{% endif %}</span>
+          {% if task.checklist %}
+          <ul class="subtasks">
+            {% for sub in task.checklist %}
+            <li class="depth-{{ sub.depth|e }}{% if not sub.open %} closed{% endif %}">
+              {% if sub.open and not read_only %}
+              <form class="tick" method="post" action="/tasks/subtask">
+                <input type="hidden" name="csrf" value="{{ csrf|e }}">
+                <input type="hidden" name="task" value="{{ task.selector|e }}">
+                <input type="hidden" name="title" value="{{ task.title|e }}">
+                <input type="hidden" name="subtask" value="{{ sub.number|e }}">
+                <input type="hidden" name="text" value="{{ sub.text|e }}">
+                <input type="hidden" name="project" value="{{ project|e }}">
+                <button type="submit" title="Tick" aria-label="Tick: {{ sub.text|e }}">✓</button>
+              </form>
+              {% else %}<span class="check" aria-label="{{ sub.status|e }}">{% if sub.open %}☐{% else %}☑{% endif %}</span>
+              {% endif %}
+              <span class="subtask">{{ sub.text|e }}</span>
+            </li>
+            {% endfor %}
+          </ul>
+          {% endif %}
         </li>
         {% endfor %}
       </ul>
