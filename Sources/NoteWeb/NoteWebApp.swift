@@ -263,7 +263,7 @@ public final class NoteWebApp {
     context["warning"] = note.warning
     // After the edit form's redirect: says the save landed (and tells the script to drop the browser's draft).
     context["saved"] = ["1": "saved", "merged": "merged"][request.queryValue("saved") ?? ""]
-    context["body_html"] = try Markdown.html(body)
+    context["body_html"] = NoteMarkdown.addingHeadingIDs(to: try Markdown.html(body))
     context["backlinks"] = try repository.backlinks(to: note.path).filter { $0.source != note.path }.map {
       ["title": $0.sourceTitle, "url": "/note/" + WebPath.encoded($0.source), "line": $0.line, "text": $0.text]
         as [String: Any]

@@ -110,13 +110,21 @@ final class NoteWebAppTests: XCTestCase {
     _ = try add("Standup", nil, "About [[Roadmap]] today")
     let page = get("/note/" + roadmap.path)
     XCTAssertEqual(page.status, 200, page.html)
-    XCTAssertTrue(page.html.contains("<h1>Plan</h1>"), page.html)
+    XCTAssertTrue(page.html.contains(#"<h1 id="plan">Plan</h1>"#), page.html)
     XCTAssertTrue(page.html.contains(#"<a href="/note/work/goals.md">Goals</a>"#), page.html)
     XCTAssertTrue(page.html.contains(#"href="/search?q=%22Missing%22" title="not found">Missing</a>"#), page.html)
     XCTAssertTrue(page.html.contains("<table>"))
     XCTAssertTrue(page.html.contains(#"href="/search?q=tag%3Aplanning">#planning</a>"#))
     XCTAssertTrue(page.html.contains(#"<a href="/note/inbox/standup.md">Standup</a>"#), "backlink: \(page.html)")
     XCTAssertEqual(get("/note/work/nothing.md").status, 404)
+  }
+
+  func testALinkToAHeadingLandsOnIt() throws {
+    let plan = try add("Plan", "work", "intro\n\n## Next steps\n\nship it\n")
+    let source = try add("Review", "work", "See [[Plan#Next steps]].\n")
+    let review = get("/note/" + source.path).html
+    XCTAssertTrue(review.contains(#"<a href="/note/work/plan.md#next-steps">Plan#Next steps</a>"#), review)
+    XCTAssertTrue(get("/note/" + plan.path).html.contains(#"<h2 id="next-steps">Next steps</h2>"#))
   }
 
   func testNothingANoteHoldsBecomesActive() throws {
