@@ -74,6 +74,7 @@ public final class NoteWebApp {
     if path == "/search" { return try search(request) }
     if path == "/tasks" { return try tasks(request) }
     if path == "/inbox" { return try inbox(request) }
+    if path == "/shortcuts" { return .html(try pages.render("shortcuts.html", common(request))) }
     if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
     if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }
     if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest), request) }

@@ -7,19 +7,53 @@ enum WebTemplates {
     "app.js": #"""
     // nb serve's own script. Every page works without it; it adds keyboard shortcuts and live updates.
     "use strict";
-    document.addEventListener("keydown", (event) => {
-      const target = event.target;
-      const typing = target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-      if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
-      if (event.key === "/") {
-        const search = document.querySelector(".search input");
-        if (search) {
+    // Keyboard shortcuts, listed by "?" (and on /shortcuts, without the script): "/" search, "e" edit, "g" then "h",
+    // "t" or "i" to go home, to the tasks or to the inbox, "Esc" closes the list. None while typing in a field.
+    (() => {
+      const places = { h: "/", t: "/tasks", i: "/inbox" };
+      // "g" waits this long for its second key.
+      const chord = 1500;
+      let after = 0;
+      document.addEventListener("keydown", (event) => {
+        const target = event.target;
+        const typing = target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+        if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
+        const help = document.getElementById("shortcuts");
+        const waiting = after > 0 && Date.now() - after < chord;
+        after = 0;
+        if (waiting && places[event.key]) {
           event.preventDefault();
-          search.focus();
-          search.select();
+          location.href = places[event.key];
+          return;
         }
-      }
-    });
+        if (event.key === "Escape") {
+          if (help && !help.hidden) {
+            event.preventDefault();
+            help.hidden = true;
+          }
+        } else if (event.key === "?") {
+          if (help) {
+            event.preventDefault();
+            help.hidden = !help.hidden;
+          }
+        } else if (event.key === "/") {
+          const search = document.querySelector(".search input");
+          if (search) {
+            event.preventDefault();
+            search.focus();
+            search.select();
+          }
+        } else if (event.key === "e") {
+          const edit = document.querySelector('main a[href^="/edit/"]');
+          if (edit) {
+            event.preventDefault();
+            location.href = edit.getAttribute("href");
+          }
+        } else if (event.key === "g") {
+          after = Date.now();
+        }
+      });
+    })();
 
     // Live updates: the server sends an event for every file that changes (an editor's save, another nb, a sync).
     // A page showing notes fetches itself again and swaps its main part in; a page with a form being filled waits
@@ -207,7 +241,11 @@ enum WebTemplates {
     <main>
     {% block content %}{% endblock %}
     </main>
-    <footer>{{ root_name|e }}{% if read_only %} · read-only{% endif %}</footer>
+    <aside class="shortcuts" id="shortcuts" role="dialog" aria-label="Keyboard shortcuts" hidden>
+      <h2>Keyboard shortcuts</h2>
+      {% include "shortcuts-list.html" %}
+    </aside>
+    <footer>{{ root_name|e }}{% if read_only %} · read-only{% endif %} · <a href="/shortcuts">Keyboard shortcuts</a> (<kbd>?</kbd>)</footer>
     </body>
     </html>
 
@@ -499,6 +537,29 @@ enum WebTemplates {
     {% endblock %}
 
     """#,
+    "shortcuts-list.html": #"""
+    <dl class="keys">
+      <dt><kbd>/</kbd></dt><dd>Search</dd>
+      <dt><kbd>e</kbd></dt><dd>Edit the note shown</dd>
+      <dt><kbd>g</kbd> <kbd>h</kbd></dt><dd>Home</dd>
+      <dt><kbd>g</kbd> <kbd>t</kbd></dt><dd>Tasks</dd>
+      <dt><kbd>g</kbd> <kbd>i</kbd></dt><dd>Inbox</dd>
+      <dt><kbd>?</kbd></dt><dd>These shortcuts</dd>
+      <dt><kbd>Esc</kbd></dt><dd>Close them</dd>
+    </dl>
+    <p class="meta">Keys do nothing while you type in a field.</p>
+
+    """#,
+    "shortcuts.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Keyboard shortcuts · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a></nav>
+    <h1>Keyboard shortcuts</h1>
+    {% include "shortcuts-list.html" %}
+    {% endblock %}
+
+    """#,
     "style.css": #"""
     /* nb serve: one stylesheet, light and dark from the system, readable from phone width up. */
     :root {
@@ -623,6 +684,13 @@ enum WebTemplates {
     ul.subtasks li.depth-1 { margin-left: 1.2rem; }
     ul.subtasks li.depth-2 { margin-left: 2.4rem; }
     ul.subtasks li.depth-3, ul.subtasks li.depth-4, ul.subtasks li.depth-5, ul.subtasks li.depth-6 { margin-left: 3.6rem; }
+    .shortcuts:not([hidden]) {
+      position: fixed; top: 4rem; right: 1rem; z-index: 10; max-width: 22rem; padding: .5rem 1rem;
+      background: var(--bg); border: 1px solid var(--line); border-radius: 8px; box-shadow: 0 4px 16px rgba(0, 0, 0, .25);
+    }
+    dl.keys { display: grid; grid-template-columns: auto 1fr; gap: .3rem 1rem; }
+    dl.keys dd { margin: 0; }
+    kbd { border: 1px solid var(--line); border-radius: 4px; padding: 0 .3rem; font-family: ui-monospace, monospace; }
 
     """#,
     "tasks.html": #"""

@@ -355,6 +355,16 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertTrue(form.contains(#"id="changed-on-disk" role="alert" hidden>"#), form)
   }
 
+  func testShortcutsAreListedWithoutTheScriptToo() throws {
+    let page = get("/shortcuts")
+    XCTAssertEqual(page.status, 200)
+    XCTAssertTrue(page.html.contains("<dt><kbd>g</kbd> <kbd>t</kbd></dt><dd>Tasks</dd>"), page.html)
+    let home = get("/").html
+    XCTAssertTrue(home.contains(#"<a href="/shortcuts">Keyboard shortcuts</a>"#), home)
+    XCTAssertTrue(home.contains(#"<aside class="shortcuts" id="shortcuts" role="dialog""#), "the script's list")
+    XCTAssertTrue(home.contains(#"aria-label="Keyboard shortcuts" hidden>"#), "hidden until ? is pressed")
+  }
+
   func testAssetsAndUnknownAddresses() {
     XCTAssertEqual(get("/assets/style.css").response.header("Content-Type"), "text/css; charset=utf-8")
     XCTAssertEqual(get("/assets/app.js").response.header("Content-Type"), "text/javascript; charset=utf-8")

@@ -208,6 +208,100 @@ final class PageScriptTests: XCTestCase {
     XCTAssertEqual(landed.others, ["nb-draft:other.md"], "other notes' drafts stay")
   }
 
+  /// A browser stand-in for the keyboard shortcuts: `KEYS` is a JSON list of key presses, each `[key, field]`
+  /// (`field` true: typed into a text field); after each press it notes where the page went, whether the search
+  /// box has focus and whether the shortcuts list shows. `EDIT` puts an Edit link on the page.
+  private static let keysHarness = #"""
+    "use strict";
+    const listeners = {};
+    class Element {
+      constructor(tagName, options = {}) { Object.assign(this, { tagName, hidden: false, isContentEditable: false }, options); }
+      getAttribute(name) { return this[name]; }
+      focus() { focused = this.tagName; }
+      select() {}
+      closest() { return null; }
+    }
+    globalThis.HTMLElement = Element;
+    let focused = null;
+    const elements = {
+      "#shortcuts": new Element("ASIDE", { hidden: true }),
+      ".search input": new Element("INPUT"),
+    };
+    if (process.env.EDIT) elements['main a[href^="/edit/"]'] = new Element("A", { href: "/edit/work/roadmap.md" });
+    globalThis.location = { href: "http://127.0.0.1:8642/note/work/roadmap.md" };
+    globalThis.document = {
+      hidden: false,
+      addEventListener(type, listener) { (listeners[type] = listeners[type] || []).push(listener); },
+      querySelector(selector) { return elements[selector] || null; },
+      querySelectorAll() { return []; },
+      getElementById(id) { return elements["#" + id] || null; },
+    };
+    require(process.env.SCRIPT);
+    const log = [];
+    for (const [key, field] of JSON.parse(process.env.KEYS)) {
+      let prevented = false;
+      const target = field ? new Element("TEXTAREA") : new Element("BODY");
+      const event = { key, target, altKey: false, ctrlKey: false, metaKey: false, preventDefault() { prevented = true; } };
+      (listeners.keydown || []).forEach((listener) => listener(event));
+      log.push({ key, location: location.href, focused, help: !elements["#shortcuts"].hidden, prevented });
+    }
+    console.log(JSON.stringify(log));
+    """#
+
+  private struct Press: Decodable, Equatable {
+    var key: String
+    var location: String
+    var focused: String?
+    var help: Bool
+    var prevented: Bool
+  }
+
+  private func press(_ keys: [(String, Bool)], edit: Bool = false) throws -> [Press] {
+    let node = try ProcessRunner.resolve("node")
+    let temp = try TemporaryDirectory(prefix: "nb-page-keys")
+    let script = temp.url.appendingPathComponent("app.js")
+    let harness = temp.url.appendingPathComponent("harness.js")
+    try Data(try XCTUnwrap(WebTemplates.all["app.js"]).utf8).write(to: script)
+    try Data(Self.keysHarness.utf8).write(to: harness)
+    let list = keys.map { [$0.0, $0.1] as [Any] }
+    var environment = [
+      "SCRIPT": script.path, "PATH": "/usr/bin:/bin",
+      "KEYS": String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self),
+    ]
+    if edit { environment["EDIT"] = "1" }
+    let result = try ProcessRunner.run(node, arguments: [harness.path], environment: environment, timeout: 30)
+    XCTAssertEqual(result.status, 0, result.stderr)
+    return try JSONDecoder().decode([Press].self, from: result.stdoutData)
+  }
+
+  func testQuestionMarkShowsTheShortcutsAndEscapeClosesThem() throws {
+    let presses = try press([("?", false), ("Escape", false), ("?", false), ("?", false)])
+    XCTAssertEqual(presses.map(\.help), [true, false, true, false])
+    XCTAssertEqual(presses.map(\.prevented), [true, true, true, true])
+  }
+
+  func testShortcutsGoPlacesAndFocusTheSearch() throws {
+    let start = "http://127.0.0.1:8642/note/work/roadmap.md"
+    XCTAssertEqual(try press([("g", false), ("t", false)]).last?.location, "/tasks")
+    XCTAssertEqual(try press([("g", false), ("i", false)]).last?.location, "/inbox")
+    XCTAssertEqual(try press([("g", false), ("h", false)]).last?.location, "/")
+    XCTAssertEqual(try press([("t", false)]).last?.location, start, "t alone is nothing")
+    XCTAssertEqual(try press([("g", false), ("x", false), ("t", false)]).last?.location, start, "g waits for one key")
+    XCTAssertEqual(try press([("e", false)], edit: true).last?.location, "/edit/work/roadmap.md")
+    XCTAssertEqual(try press([("e", false)]).last?.prevented, false, "no note, nothing to edit")
+    let search = try press([("/", false)])
+    XCTAssertEqual(search.last?.focused, "INPUT")
+    XCTAssertEqual(search.last?.prevented, true)
+  }
+
+  func testNoShortcutWhileTyping() throws {
+    let presses = try press([("?", true), ("/", true), ("g", true), ("t", true), ("e", true)], edit: true)
+    XCTAssertEqual(presses.map(\.help), [false, false, false, false, false])
+    XCTAssertEqual(presses.map(\.prevented), [false, false, false, false, false])
+    XCTAssertEqual(presses.last?.location, "http://127.0.0.1:8642/note/work/roadmap.md")
+    XCTAssertNil(presses.last?.focused)
+  }
+
   private struct Step: Decodable, Equatable {
     var step: String
     var fetches: Int

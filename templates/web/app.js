@@ -1,18 +1,52 @@
 // nb serve's own script. Every page works without it; it adds keyboard shortcuts and live updates.
 "use strict";
-document.addEventListener("keydown", (event) => {
-  const target = event.target;
-  const typing = target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-  if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
-  if (event.key === "/") {
-    const search = document.querySelector(".search input");
-    if (search) {
+// Keyboard shortcuts, listed by "?" (and on /shortcuts, without the script): "/" search, "e" edit, "g" then "h",
+// "t" or "i" to go home, to the tasks or to the inbox, "Esc" closes the list. None while typing in a field.
+(() => {
+  const places = { h: "/", t: "/tasks", i: "/inbox" };
+  // "g" waits this long for its second key.
+  const chord = 1500;
+  let after = 0;
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    const typing = target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+    if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
+    const help = document.getElementById("shortcuts");
+    const waiting = after > 0 && Date.now() - after < chord;
+    after = 0;
+    if (waiting && places[event.key]) {
       event.preventDefault();
-      search.focus();
-      search.select();
+      location.href = places[event.key];
+      return;
     }
-  }
-});
+    if (event.key === "Escape") {
+      if (help && !help.hidden) {
+        event.preventDefault();
+        help.hidden = true;
+      }
+    } else if (event.key === "?") {
+      if (help) {
+        event.preventDefault();
+        help.hidden = !help.hidden;
+      }
+    } else if (event.key === "/") {
+      const search = document.querySelector(".search input");
+      if (search) {
+        event.preventDefault();
+        search.focus();
+        search.select();
+      }
+    } else if (event.key === "e") {
+      const edit = document.querySelector('main a[href^="/edit/"]');
+      if (edit) {
+        event.preventDefault();
+        location.href = edit.getAttribute("href");
+      }
+    } else if (event.key === "g") {
+      after = Date.now();
+    }
+  });
+})();
 
 // Live updates: the server sends an event for every file that changes (an editor's save, another nb, a sync).
 // A page showing notes fetches itself again and swaps its main part in; a page with a form being filled waits
