@@ -23,6 +23,9 @@ struct Serve: ParsableCommand {
   @Option(help: ArgumentHelp("The largest request body accepted, in MB.", valueName: "MB"))
   var maxBody: Int = 20
 
+  @Flag(help: "Open the address in the system's browser once listening (xdg-open; open on macOS).")
+  var open = false
+
   @OptionGroup var repository: RepositoryOptions
   @Flag(name: .long, help: "Print one JSON line {url, port, token} once listening, for scripts.") var json = false
 
@@ -43,6 +46,7 @@ struct Serve: ParsableCommand {
     settings.readOnly = readOnly
     settings.bodyLimit = maxBody << 20
     let json = self.json
+    let open = self.open
     let root = notes.root.path
     let outcome = Outcome()
     let finished = DispatchSemaphore(value: 0)
@@ -60,6 +64,7 @@ struct Serve: ParsableCommand {
             FileHandle.standardOutput.write(Data((listening.url + "\n").utf8))
             FileHandle.standardError.write(Data("Serving \(root)\(readOnly ? " read-only" : ""); Ctrl-C stops.\n".utf8))
           }
+          if open { Self.openInBrowser(listening.url) }
         }
       } catch {
         outcome.error = error
@@ -68,6 +73,42 @@ struct Serve: ParsableCommand {
     }
     finished.wait()
     if let error = outcome.error { throw CommandError("\(error)") }
+  }
+
+  /// The program that opens a URL in the user's browser.
+  static let opener: String = {
+    #if os(macOS)
+      "open"
+    #else
+      "xdg-open"
+    #endif
+  }()
+
+  /// Hands `url` to the system's opener, without waiting for it: a browser that fails to start must not stop the
+  /// server, so a failure is one warning line and the URL stays printed above it.
+  static func openInBrowser(_ url: String) {
+    let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    guard
+      let program = paths.map({ URL(fileURLWithPath: String($0)).appendingPathComponent(opener) })
+        .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+    else {
+      FileHandle.standardError.write(
+        Data("warning: no \(opener) on PATH to open a browser with; open the URL yourself\n".utf8))
+      return
+    }
+    let process = Process()
+    process.executableURL = program
+    process.arguments = [url]
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    // Reaped when it ends, so it never lingers as a zombie of a long-running server.
+    process.terminationHandler = { _ in }
+    do {
+      try process.run()
+    } catch {
+      FileHandle.standardError.write(Data("warning: \(program.path) could not open a browser: \(error)\n".utf8))
+    }
   }
 
   private struct ServeJSON: Encodable {

@@ -223,6 +223,38 @@ final class ServeTests: NBCLITestCase {
     XCTAssertEqual(try http(server.port, "/", headers: [("X-NB-Token", server.token)]).status, 200)
   }
 
+  func testOpenHandsTheURLToTheSystemsOpener() throws {
+    try makeRepository()
+    // A stand-in xdg-open first on PATH, writing down what it was asked to open.
+    let bin = temp.file("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    let opened = temp.file("opened")
+    let opener = bin.appendingPathComponent("xdg-open")
+    try Data(
+      "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(opened.path).part'\nmv '\(opened.path).part' '\(opened.path)'\n".utf8
+    )
+    .write(to: opener)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
+    let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--open"], json: false, env: ["PATH": path])
+    defer { server.stop() }
+    let deadline = Date().addingTimeInterval(30)
+    while !FileManager.default.fileExists(atPath: opened.path) && Date() < deadline { usleep(50_000) }
+    XCTAssertEqual(try String(contentsOf: opened, encoding: .utf8), server.firstLine + "\n", "one argument: the URL")
+    XCTAssertTrue(server.firstLine.hasPrefix("http://127.0.0.1:\(server.port)/?token="), server.firstLine)
+    XCTAssertEqual(try http(server.port, "/", headers: [("X-NB-Token", server.token)]).status, 200)
+
+    // No opener at all: a warning, and the server serves anyway.
+    let empty = temp.file("empty-bin")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    let alone = try ServeProcess(self, ["serve", "--port", "0", "--open"], json: false, env: ["PATH": empty.path])
+    defer { alone.stop() }
+    XCTAssertEqual(try http(alone.port, "/", headers: [("X-NB-Token", alone.token)]).status, 200)
+    alone.stop()
+    let result = try alone.wait()
+    XCTAssertTrue(result.stderr.contains("warning: no xdg-open on PATH"), result.stderr)
+  }
+
   func testOpenPagesHearOfChangesMadeByOtherProcessesWithinASecond() throws {
     try makeRepository()
     try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "first draft")
