@@ -3,6 +3,12 @@ import Foundation
 import NoteStore
 import NoteWeb
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 struct Serve: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
@@ -11,11 +17,25 @@ struct Serve: ParsableCommand {
       Prints the address to open, with a session token (random per run) that the browser trades for a cookie on \
       the first request; scripts may send it as 'Authorization: Bearer TOKEN' or 'X-NB-Token: TOKEN' instead. Only \
       127.0.0.1 and localhost are answered, with the port in the Host header; other web pages cannot read or change \
-      the notes, and nothing in a note runs in the browser.
+      the notes, and nothing in a note runs in the browser. With --listen beyond this machine (0.0.0.0:8642), \
+      other devices sign in with the password set by 'nb serve --set-password'; failed sign-ins are limited to 5 a \
+      minute per address, and the traffic is not encrypted.
       """)
 
   @Option(help: "The port to listen on, 1-65535, or 0 for any free port.")
   var port: Int = 8642
+
+  @Option(
+    help: ArgumentHelp(
+      "Listen on this address instead of 127.0.0.1:PORT, e.g. 0.0.0.0:8642 for the other devices of your network "
+        + "(needs a password: --set-password; the traffic is not encrypted).", valueName: "HOST:PORT"))
+  var listen: String?
+
+  @Flag(help: "Set the password other devices sign in with (read from standard input), then exit.")
+  var setPassword = false
+
+  // For tests and slow machines: PBKDF2 rounds of the password set (the record keeps its own count).
+  @Option(help: .hidden) var passwordIterations = PasswordHash.defaultIterations
 
   @Flag(help: "Viewing only: every write answers 403.")
   var readOnly = false
@@ -35,18 +55,63 @@ struct Serve: ParsableCommand {
       throw CommandError("--port must be a number from 0 to 65535 (0: any free port), not \(port)")
     }
     guard (1...4096).contains(maxBody) else { throw CommandError("--max-body must be from 1 to 4096 (MB)") }
+    if let listen, NoteWebServer.listenAddress(listen) == nil {
+      throw CommandError(
+        "--listen must be HOST:PORT such as 0.0.0.0:8642, 127.0.0.1:0 or [::]:8642 (PORT 0-65535), not '\(listen)'")
+    }
+    guard (1...10_000_000).contains(passwordIterations) else {
+      throw CommandError("--password-iterations must be from 1 to 10000000")
+    }
+  }
+
+  /// `--set-password`: the password from a prompt (without echo) on a terminal, else the first line of standard
+  /// input, stored as a salted hash in the repository's device-local `.git/nb/`.
+  private func storePassword(_ notes: NoteRepository) throws {
+    let password: String
+    if isatty(STDIN_FILENO) == 1 {
+      guard let first = getpass("Password for nb serve --listen: ").map({ String(cString: $0) }),
+        let again = getpass("Again: ").map({ String(cString: $0) })
+      else { throw CommandError("no password read") }
+      guard first == again else { throw CommandError("the two passwords differ; nothing was changed") }
+      password = first
+    } else {
+      guard let line = readLine(strippingNewline: true) else {
+        throw CommandError("--set-password reads the password from standard input, which is empty")
+      }
+      password = line.hasSuffix("\r") ? String(line.dropLast()) : line
+    }
+    try notes.setServePassword(password, iterations: passwordIterations)
+    print("Password set for nb serve --listen on this device (a salted hash in .git/nb/serve-password, never synced).")
   }
 
   func run() throws {
     let notes = try repository.open()
+    if setPassword { return try storePassword(notes) }
     // The progress line would draw over the server's output; a page has nothing to show it in.
     notes.progress = nil
     var settings = NoteWebServer.Configuration()
     settings.port = port
+    if let listen, let address = NoteWebServer.listenAddress(listen) {
+      (settings.host, settings.port) = address
+      if !NoteWebServer.isLoopback(address.host) {
+        guard let password = notes.servePassword else {
+          throw CommandError(
+            "--listen \(listen) lets other devices in: set a password first with 'nb serve --set-password' (kept on "
+              + "this device only, never synced)")
+        }
+        settings.password = password
+        // Before anything else is printed, and on every start: a person must not miss it.
+        FileHandle.standardError.write(
+          Data(
+            ("warning: traffic to \(listen) is not encrypted: anyone on the network can read the notes and the "
+              + "password as they pass. Use it on a network you trust, or put TLS in front (a reverse proxy).\n").utf8))
+      }
+    }
     settings.readOnly = readOnly
     settings.bodyLimit = maxBody << 20
     let json = self.json
     let open = self.open
+    let passwordMode = settings.password != nil
     let root = notes.root.path
     let outcome = Outcome()
     let finished = DispatchSemaphore(value: 0)
@@ -63,6 +128,10 @@ struct Serve: ParsableCommand {
           } else {
             FileHandle.standardOutput.write(Data((listening.url + "\n").utf8))
             FileHandle.standardError.write(Data("Serving \(root)\(readOnly ? " read-only" : ""); Ctrl-C stops.\n".utf8))
+            if passwordMode {
+              FileHandle.standardError.write(
+                Data("Other devices open this server's address on your network and sign in with the password.\n".utf8))
+            }
           }
           if open { Self.openInBrowser(listening.url) }
         }

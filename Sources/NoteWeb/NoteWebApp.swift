@@ -54,6 +54,7 @@ public final class NoteWebApp {
 
   private func route(_ request: WebRequest) throws -> WebResponse {
     let path = request.path
+    if path == "/login" { return try login(request) }
     if request.method == "POST" {
       if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
       if let rest = path.dropPrefix("/restore/") { return try restore(try WebPath.repositoryPath(rest), request) }
@@ -194,6 +195,19 @@ public final class NoteWebApp {
     }
     let fromSearch = pinning || request.formValue("from") == "search"
     return .redirect(fromSearch ? "/search?q=" + WebPath.queryValue(query) : "/")
+  }
+
+  /// The sign-in page of a server other devices reach (``WebSecurity/passwordLogin``), and its form.
+  private func login(_ request: WebRequest) throws -> WebResponse {
+    guard security.passwordLogin != nil else { throw WebError(status: 404, "No page at this address") }
+    var context = common(nil)
+    // Nothing of a session for whoever is not signed in yet.
+    context["csrf"] = ""
+    guard request.method == "POST" else { return .html(try pages.render("login.html", context)) }
+    let (response, _) = security.signIn(request)
+    if let response { return response }
+    context["problem"] = "Wrong password. Failed sign-ins are limited to a few a minute from one address."
+    return .html(try pages.render("login.html", context), status: 401)
   }
 
   private func notebook(_ raw: Substring, _ request: WebRequest) throws -> WebResponse {

@@ -425,6 +425,21 @@ enum WebTemplates {
     {% endblock %}
 
     """#,
+    "login.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Sign in · nb{% endblock %}
+    {% block content %}
+    <h1>Sign in to {{ root_name|e }}</h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    <form class="login" method="post" action="/login">
+      <label for="password">Password (set with <code>nb serve --set-password</code> on the serving device)</label>
+      <input type="password" id="password" name="password" autocomplete="current-password" required autofocus>
+      <button type="submit">Sign in</button>
+    </form>
+    <p class="meta">This connection is not encrypted: use it only on a network you trust, or put TLS in front of nb serve.</p>
+    {% endblock %}
+
+    """#,
     "note-list.html": #"""
     {% if notes %}
     <ul class="notes">
