@@ -201,8 +201,9 @@ public final class NoteWebApp {
   private func login(_ request: WebRequest) throws -> WebResponse {
     guard security.passwordLogin != nil else { throw WebError(status: 404, "No page at this address") }
     var context = common(nil)
-    // Nothing of a session for whoever is not signed in yet.
+    // Nothing of a session, nor the repository's folder name, for whoever is not signed in yet.
     context["csrf"] = ""
+    context["root_name"] = "nb"
     guard request.method == "POST" else { return .html(try pages.render("login.html", context)) }
     let (response, _) = security.signIn(request)
     if let response { return response }

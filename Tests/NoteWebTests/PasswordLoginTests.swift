@@ -64,6 +64,7 @@ final class PasswordLoginTests: XCTestCase {
     let html = String(decoding: form.body, as: UTF8.self)
     XCTAssertTrue(html.contains(#"<input type="password" id="password" name="password""#), html)
     XCTAssertFalse(html.contains(#"value="c""#), "no CSRF token before a session")
+    XCTAssertFalse(html.contains("<footer>notes") || html.contains("Sign in to notes"), "nor the folder's name")
     XCTAssertTrue(html.contains("not encrypted"), html)
 
     let wrong = signIn("open sesame!")
