@@ -475,7 +475,8 @@ public final class NoteWebApp {
         }
       }
       return [
-        "id": id, "title": title, "count": entries.count,
+        // Not "count": Stencil reads a dictionary's `count` as its number of keys.
+        "id": id, "title": title, "tally": entries.count,
         "groups": try groups.map { name, entries -> [String: Any] in
           [
             "name": name.isEmpty ? "(top level)" : name,

@@ -717,7 +717,7 @@ enum WebTemplates {
     {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
     {% for section in sections %}
     <section class="tasks" id="{{ section.id|e }}">
-      <h2>{{ section.title|e }} <span class="count">{{ section.count|e }}</span></h2>
+      <h2>{{ section.title|e }} <span class="count">{{ section.tally|e }}</span></h2>
       {% for group in section.groups %}
       <h3><a href="{{ group.url|e }}">{{ group.name|e }}</a></h3>
       <ul class="tasks">

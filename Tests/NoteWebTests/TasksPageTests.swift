@@ -53,6 +53,9 @@ final class TasksPageTests: XCTestCase {
     let page = get("/tasks")
     XCTAssertEqual(page.status, 200, page.html)
     let overdue = try section("overdue", in: page.html)
+    XCTAssertTrue(overdue.contains(#"<h2>Overdue <span class="count">1</span></h2>"#), overdue)
+    XCTAssertTrue(try section("no-date", in: page.html).contains(#"No date <span class="count">1</span>"#))
+    XCTAssertTrue(try section("today", in: page.html).contains(#"Today <span class="count">2</span>"#))
     XCTAssertTrue(
       overdue.contains(">File taxes</a>") && overdue.contains(#"href="/tasks?project=work">work</a>"#), overdue)
     XCTAssertFalse(overdue.contains("Call mum") || overdue.contains("Ship beta"), overdue)
