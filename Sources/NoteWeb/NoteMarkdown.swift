@@ -62,14 +62,83 @@ public enum NoteMarkdown {
     // An embed's text after `|` is a size (`100x145`), not words to show.
     let shown = link.kind == .embed ? nil : link.display
     let text = escaped(shown ?? (written.isEmpty ? "#" : written))
+    // A heading link lands on the heading: the fragment is the id ``addingHeadingIDs(to:)`` gives it.
+    let fragment = link.block == nil ? link.headings.last.map { "#" + WebPath.queryValue(anchor($0)) } ?? "" : ""
     guard let target else {
-      if link.target.isEmpty { return text }
+      if link.target.isEmpty { return fragment.isEmpty ? text : "[\(text)](\(fragment))" }
       return "[\(text)](/search?q=\(WebPath.queryValue("\"" + link.target + "\"")) \"not found\")"
     }
     if link.kind == .embed, !target.isNote, isImage(target.path) {
       return "![\(escaped(link.target))](\(url(target)))"
     }
-    return "[\(text)](\(url(target)))"
+    return "[\(text)](\(url(target))\(target.isNote ? fragment : ""))"
+  }
+
+  /// The id of a heading with this text: lower case, letters, digits, `-` and `_` kept, spaces (and tabs) made `-`,
+  /// anything else dropped, as GitHub names its headings' anchors. Both ends use it: a `[[Note#Heading]]` link's
+  /// fragment, and the heading's id on the note page.
+  public static func anchor(_ heading: String) -> String {
+    var result = ""
+    for character in heading.trimmingCharacters(in: .whitespaces).lowercased() {
+      if character.isLetter || character.isNumber || character == "-" || character == "_" {
+        result.append(character)
+      } else if character == " " || character == "\t" {
+        result.append("-")
+      }
+    }
+    return result
+  }
+
+  /// cmark-gfm's HTML with an `id` on every heading (`<h2 id="goals">`), from ``anchor(_:)`` of its text; a second
+  /// heading of the same text gets `-1`, a third `-2`, as on GitHub. cmark-gfm writes a heading's tag with no
+  /// attributes and passes no raw HTML through, so `<h1>`…`<h6>` in its output are headings and nothing else.
+  public static func addingHeadingIDs(to html: String) -> String {
+    var result = ""
+    result.reserveCapacity(html.utf8.count + 64)
+    var used: [String: Int] = [:]
+    var rest = Substring(html)
+    while let open = rest.range(of: "<h") {
+      let afterTag = open.upperBound
+      guard afterTag < rest.endIndex, let level = rest[afterTag].wholeNumberValue, (1...6).contains(level),
+        rest[rest.index(after: afterTag)...].hasPrefix(">"),
+        let close = rest.range(of: "</h\(level)>", range: afterTag..<rest.endIndex)
+      else {
+        result += rest[..<open.upperBound]
+        rest = rest[open.upperBound...]
+        continue
+      }
+      let contentStart = rest.index(afterTag, offsetBy: 2)
+      var id = anchor(plainText(rest[contentStart..<close.lowerBound]))
+      if let count = used[id] {
+        used[id] = count + 1
+        id += "-\(count)"
+      } else {
+        used[id] = 1
+      }
+      result += rest[..<open.lowerBound]
+      result += id.isEmpty ? "<h\(level)>" : "<h\(level) id=\"\(HTML.escape(id))\">"
+      rest = rest[contentStart...]
+    }
+    return result + rest
+  }
+
+  /// The text of a piece of cmark-gfm's HTML: tags dropped, the character references it writes read back.
+  private static func plainText(_ html: Substring) -> String {
+    var text = ""
+    var inTag = false
+    for character in html {
+      if character == "<" {
+        inTag = true
+      } else if character == ">" {
+        inTag = false
+      } else if !inTag {
+        text.append(character)
+      }
+    }
+    for (reference, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
+      text = text.replacingOccurrences(of: reference, with: character)
+    }
+    return text
   }
 
   /// `text` with every ASCII punctuation character backslash-escaped (CommonMark lets any be), and line breaks

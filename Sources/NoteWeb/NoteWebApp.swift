@@ -55,15 +55,21 @@ public final class NoteWebApp {
 
   private func route(_ request: WebRequest) throws -> WebResponse {
     let path = request.path
+    if path == "/login" { return try login(request) }
     if request.method == "POST" {
       if let rest = path.dropPrefix("/edit/") { return try saveEdit(try WebPath.repositoryPath(rest), request) }
       if let rest = path.dropPrefix("/restore/") { return try restore(try WebPath.repositoryPath(rest), request) }
       if path == "/tasks/done" { return try completeTask(request) }
+      if path == "/tasks/subtask" { return try tickSubtask(request) }
       if path == "/capture" { return try capture(request) }
       if path == "/inbox/file" { return try fileItem(request) }
       if let rest = path.dropPrefix("/draw/") { return try saveDrawing(try WebPath.repositoryPath(rest), request) }
+      if path == "/sync" { return try sync(request) }
+      if path == "/pin" || path == "/unpin" { return try pin(request, path == "/pin") }
       throw WebError(status: 404, "No such form")
     }
+    // Where a refused sync's page was shown: fetched again (a reload, the live refresh), it is home.
+    if path == "/sync" { return .redirect("/") }
     if let rest = path.dropPrefix("/edit/") { return try edit(try WebPath.repositoryPath(rest)) }
     if path == "/" { return try home(request) }
     // Every page's script subscribes here (Server-Sent Events); the server streams the changes.
@@ -71,9 +77,10 @@ public final class NoteWebApp {
     if path == "/search" { return try search(request) }
     if path == "/tasks" { return try tasks(request) }
     if path == "/inbox" { return try inbox(request) }
+    if path == "/shortcuts" { return .html(try pages.render("shortcuts.html", common(request))) }
     if let rest = path.dropPrefix("/assets/") { return try asset(rest) }
     if let rest = path.dropPrefix("/notebook/") { return try notebook(rest, request) }
-    if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest)) }
+    if let rest = path.dropPrefix("/note/") { return try note(try WebPath.repositoryPath(rest), request) }
     if let rest = path.dropPrefix("/file/") { return try file(try WebPath.repositoryPath(rest)) }
     if let rest = path.dropPrefix("/history/") { return try history(try WebPath.repositoryPath(rest), request) }
     if let rest = path.dropPrefix("/ink/") { return try ink(try WebPath.repositoryPath(rest), request) }
@@ -81,7 +88,7 @@ public final class NoteWebApp {
     throw WebError(status: 404, "No page at this address")
   }
 
-  private func home(_ request: WebRequest) throws -> WebResponse {
+  private func home(_ request: WebRequest, status: Int = 200, problem: String? = nil) throws -> WebResponse {
     let notebooks: [[String: Any]] = try repository.notebookCounts().map { count in
       [
         "name": count.path.isEmpty ? "(top level)" : String(count.path.split(separator: "/").last ?? ""),
@@ -91,9 +98,120 @@ public final class NoteWebApp {
       ]
     }
     let recent = try repository.notes(matching: NoteQuery("", sort: .updated, limit: recentCount))
-    return .html(
-      try pages.render(
-        "home.html", common(request).merging(["notebooks": notebooks, "notes": recent.map(listItem)]) { $1 }))
+    var context = common(request)
+    context["notebooks"] = notebooks
+    context["notes"] = recent.map(listItem)
+    context["pins"] = repository.pinnedSearches.map { ["query": $0, "url": "/search?q=" + WebPath.queryValue($0)] }
+    context["sync"] = try syncState()
+    context["problem"] = problem
+    if let report = syncReport { context["report"] = report }
+    return .html(try pages.render("home.html", context), status: status)
+  }
+
+  /// What `nb status` and `nb conflicts` say about syncing: the branch, how far it is ahead of and behind its
+  /// upstream (as of the last fetch), the last sync, uncommitted changes and conflict copies.
+  private func syncState() throws -> [String: Any] {
+    let status = try repository.status()
+    var state: [String: Any] = [
+      "branch": status.branch ?? "(detached HEAD)", "changes": status.changes.count,
+      "remote": try repository.remotes().contains { $0.name == syncRemote },
+      "remote_name": syncRemote,
+      "conflicts": try repository.conflictCopies().map {
+        ["title": $0.title, "url": "/note/" + WebPath.encoded($0.path), "path": $0.path]
+      },
+    ]
+    if let operation = status.operation { state["operation"] = operation }
+    if let tracking = try repository.aheadBehind() {
+      state["upstream"] = tracking.upstream
+      state["ahead"] = tracking.ahead
+      state["behind"] = tracking.behind
+      state["in_step"] = tracking.ahead == 0 && tracking.behind == 0
+    }
+    if let last = repository.lastSync {
+      state["last_sync"] = Timestamp(date: last, timeZone: repository.timeZone).rfc3339
+    }
+    return state
+  }
+
+  /// The remote the Sync button syncs with: `nb sync`'s default.
+  private let syncRemote = "origin"
+
+  /// What the last sync run from this server did, shown on the home page (this run of the server only).
+  private var syncReport: [String]?
+
+  /// The home page's Sync button: exactly `nb sync` (save pending edits, fetch, merge, push), then home with what
+  /// it did; a sync that cannot run (no remote, offline) leaves everything as it was and says why.
+  private func sync(_ request: WebRequest) throws -> WebResponse {
+    let summary: SyncSummary
+    do {
+      summary = try repository.sync(SyncOptions(remote: syncRemote))
+    } catch let error as NoteStoreError {
+      switch error {
+      case .noRemote, .unsafeGitState, .invalidArgument:
+        return try home(request, status: 409, problem: "Not synced: \(error)")
+      case .offline, .syncFailed, .git:
+        return try home(request, status: 502, problem: "Not synced: \(error)")
+      default:
+        throw error
+      }
+    }
+    syncReport = Self.report(
+      summary, remote: syncRemote, at: Timestamp(date: repository.clock(), timeZone: repository.timeZone))
+    return .redirect("/#sync")
+  }
+
+  /// A sync's summary in `nb sync`'s words.
+  static func report(_ summary: SyncSummary, remote: String, at time: Timestamp) -> [String] {
+    func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+    let what: String
+    switch summary.outcome {
+    case .upToDate: what = "already up to date"
+    case .published: what = "published \(counted(summary.sent, "commit")) (a new branch on the remote)"
+    case .pushed: what = "sent \(counted(summary.sent, "commit"))"
+    case .fastForwarded: what = "received \(counted(summary.received, "commit"))"
+    case .merged:
+      what = "received \(counted(summary.received, "commit")), sent \(counted(summary.sent, "commit")), merged"
+    }
+    var lines = ["Synced with \(remote)/\(summary.remoteBranch) at \(time.rfc3339): \(what)"]
+    if !summary.saved.isEmpty { lines.append("saved first: \(summary.saved.joined(separator: ", "))") }
+    lines += summary.merged.map { "merged \($0)" }
+    lines += summary.resurrected.map { "kept \($0) (edited on one side, deleted on the other)" }
+    lines += summary.conflicts.map {
+      "conflict \($0.path): the \($0.winner == .ours ? "local" : "remote") version kept the path; the other is in "
+        + $0.loserPath
+    }
+    lines += summary.warnings.map { "warning: \($0)" }
+    return lines
+  }
+
+  /// Pins a search on this device's home page (from the search page), or unpins one.
+  private func pin(_ request: WebRequest, _ pinning: Bool) throws -> WebResponse {
+    guard let query = request.formValue("q") else { throw WebError(status: 400, "The form has no query") }
+    do {
+      if pinning {
+        try repository.pinSearch(query)
+      } else {
+        try repository.unpinSearch(query)
+      }
+    } catch NoteStoreError.invalidArgument(let message) {
+      throw WebError(status: 400, "Not pinned: \(message)")
+    }
+    let fromSearch = pinning || request.formValue("from") == "search"
+    return .redirect(fromSearch ? "/search?q=" + WebPath.queryValue(query) : "/")
+  }
+
+  /// The sign-in page of a server other devices reach (``WebSecurity/passwordLogin``), and its form.
+  private func login(_ request: WebRequest) throws -> WebResponse {
+    guard security.passwordLogin != nil else { throw WebError(status: 404, "No page at this address") }
+    var context = common(nil)
+    // Nothing of a session, nor the repository's folder name, for whoever is not signed in yet.
+    context["csrf"] = ""
+    context["root_name"] = "nb"
+    guard request.method == "POST" else { return .html(try pages.render("login.html", context)) }
+    let (response, _) = security.signIn(request)
+    if let response { return response }
+    context["problem"] = "Wrong password. Failed sign-ins are limited to a few a minute from one address."
+    return .html(try pages.render("login.html", context), status: 401)
   }
 
   private func notebook(_ raw: Substring, _ request: WebRequest) throws -> WebResponse {
@@ -130,7 +248,7 @@ public final class NoteWebApp {
     return .html(try pages.render("notebook.html", context))
   }
 
-  private func note(_ path: String) throws -> WebResponse {
+  private func note(_ path: String, _ request: WebRequest) throws -> WebResponse {
     let note = try existingNote(path)
     let text = try repository.text(of: note)
     let bodyStart = text.utf8.distance(from: text.startIndex, to: NoteRepository.bodyStart(in: text))
@@ -163,7 +281,9 @@ public final class NoteWebApp {
     if let conflictOf = note.conflictOf { fields.append(["key": "conflict of", "value": conflictOf]) }
     context["fields"] = fields
     context["warning"] = note.warning
-    context["body_html"] = try Markdown.html(body)
+    // After the edit form's redirect: says the save landed (and tells the script to drop the browser's draft).
+    context["saved"] = ["1": "saved", "merged": "merged"][request.queryValue("saved") ?? ""]
+    context["body_html"] = NoteMarkdown.addingHeadingIDs(to: try Markdown.html(body))
     context["backlinks"] = try repository.backlinks(to: note.path).filter { $0.source != note.path }.map {
       ["title": $0.sourceTitle, "url": "/note/" + WebPath.encoded($0.source), "line": $0.line, "text": $0.text]
         as [String: Any]
@@ -202,33 +322,46 @@ public final class NoteWebApp {
   }
 
   /// A save from the edit form: exactly `nb edit`'s commit when the file is still the version the form was loaded
-  /// from; else the form again, the text typed kept, with the file as it is now beside it.
+  /// from; else the edit merged with the file as it is now (sync's three-way merge, the form's `base` being the
+  /// text it was loaded with); on a true conflict the form again, the text typed kept, with the file now beside it.
   private func saveEdit(_ path: String, _ request: WebRequest) throws -> WebResponse {
     let note = try existingNote(path)
     guard var text = request.formValue("text"), let version = request.formValue("version") else {
       throw WebError(status: 400, "The form has no text or version")
     }
+    // Base64 in the form: a hidden field's line breaks would come back as CRLF, and the base must be exact bytes.
+    let base = request.formValue("base").flatMap { Data(base64Encoded: $0) }.flatMap {
+      String(data: $0, encoding: .utf8)
+    }
     // Browsers send a textarea's lines with CRLF; a file written with LF keeps LF.
     let original = try repository.text(of: note)
     if !original.contains("\r\n") { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
     do {
-      switch try repository.save(text: text, to: note, over: version) {
+      let outcome =
+        try base.map { try repository.save(text: text, to: note, over: version, base: $0) }
+        ?? repository.save(text: text, to: note, over: version)
+      switch outcome {
       case .saved(let saved), .unchanged(let saved):
-        return .redirect("/note/" + WebPath.encoded(saved.path))
+        return .redirect("/note/" + WebPath.encoded(saved.path) + "?saved=1")
+      case .merged(let saved):
+        return .redirect("/note/" + WebPath.encoded(saved.path) + "?saved=merged")
       case .changed(let current, let currentVersion):
         return try editPage(
-          note, text: text, version: currentVersion, status: 409,
-          problem: "The file changed since you opened it (another editor or a sync). Your text is below, the file "
-            + "as it is now under it; saving again replaces the file with your text.",
+          note, text: text, version: currentVersion, base: current, status: 409,
+          problem: "Not saved: the file changed since you opened it (another editor or a sync)"
+            + (base == nil ? "" : ", and both of you changed the same lines or the same front matter key")
+            + ". Your text is below, the file as it is now under it; saving again replaces the file with your text.",
           current: current)
       }
     } catch let error as NoteStoreError {
-      return try editPage(note, text: text, version: version, status: 422, problem: "Not saved: \(error)")
+      return try editPage(
+        note, text: text, version: version, base: base ?? original, status: 422, problem: "Not saved: \(error)")
     }
   }
 
   private func editPage(
-    _ note: Note, text: String, version: String, status: Int, problem: String? = nil, current: String? = nil
+    _ note: Note, text: String, version: String, base: String? = nil, status: Int, problem: String? = nil,
+    current: String? = nil
   ) throws -> WebResponse {
     var context = common(nil)
     context["note"] = ["title": note.title, "path": note.path, "url": "/note/" + WebPath.encoded(note.path)]
@@ -236,6 +369,7 @@ public final class NoteWebApp {
     context["action"] = "/edit/" + WebPath.encoded(note.path)
     context["text"] = text
     context["version"] = version
+    context["base"] = Data((base ?? text).utf8).base64EncodedString()
     context["problem"] = problem
     context["current"] = current
     return .html(try pages.render("edit.html", context), status: status)
@@ -308,7 +442,7 @@ public final class NoteWebApp {
       throw WebError(status: 404, "No version \(commit) in the history of \(note.path)")
     }
     switch try repository.restore(note, from: entry.commit.id, path: entry.path, over: version) {
-    case .saved(let saved), .unchanged(let saved):
+    case .saved(let saved), .unchanged(let saved), .merged(let saved):
       return .redirect("/note/" + WebPath.encoded(saved.path))
     case .changed:
       return try history(
@@ -339,7 +473,7 @@ public final class NoteWebApp {
     var context = common(request)
     context["project"] = project ?? ""
     context["problem"] = problem
-    context["sections"] = sections.map { id, title, entries -> [String: Any] in
+    context["sections"] = try sections.map { id, title, entries -> [String: Any] in
       var groups: [(String, [TaskEntry])] = []
       for entry in entries {
         let name = entry.note.notebook
@@ -350,11 +484,12 @@ public final class NoteWebApp {
         }
       }
       return [
-        "id": id, "title": title, "count": entries.count,
-        "groups": groups.map { name, entries -> [String: Any] in
+        // Not "count": Stencil reads a dictionary's `count` as its number of keys.
+        "id": id, "title": title, "tally": entries.count,
+        "groups": try groups.map { name, entries -> [String: Any] in
           [
             "name": name.isEmpty ? "(top level)" : name,
-            "url": "/tasks?project=" + WebPath.queryValue(name), "tasks": entries.map(taskItem),
+            "url": "/tasks?project=" + WebPath.queryValue(name), "tasks": try entries.map(taskItem),
           ]
         },
       ]
@@ -362,7 +497,7 @@ public final class NoteWebApp {
     return .html(try pages.render("tasks.html", context), status: status)
   }
 
-  private func taskItem(_ entry: TaskEntry) -> [String: Any] {
+  private func taskItem(_ entry: TaskEntry) throws -> [String: Any] {
     var item: [String: Any] = [
       "selector": entry.selector, "title": entry.task.title, "url": "/note/" + WebPath.encoded(entry.note.path),
       "priority": entry.task.priority.text, "overdue": entry.isOverdue, "status": entry.task.status.text,
@@ -372,7 +507,51 @@ public final class NoteWebApp {
     if let recurrence = entry.task.recurrence { item["recurrence"] = recurrence }
     if entry.subtasksTotal > 0 { item["subtasks"] = "\(entry.subtasksDone)/\(entry.subtasksTotal)" }
     if let line = entry.line { item["where"] = "\(entry.note.path):\(line)" }
+    if entry.line == nil, entry.subtasksTotal > 0 { item["checklist"] = try subtasks(of: entry).map(subtaskItem) }
     return item
+  }
+
+  /// A task note's checklist lines as `nb task done --subtask N` numbers them (1 is the first, cancelled ones too).
+  private func subtasks(of entry: TaskEntry) throws -> [(number: Int, item: ChecklistItem)] {
+    let text = try repository.text(of: entry.note)
+    let bodyStart = text.utf8.distance(from: text.startIndex, to: NoteRepository.bodyStart(in: text))
+    return Checklist.items(in: text, bodyStart: bodyStart).enumerated().map { ($0.offset + 1, $0.element) }
+  }
+
+  private func subtaskItem(_ subtask: (number: Int, item: ChecklistItem)) -> [String: Any] {
+    [
+      "number": subtask.number, "text": subtask.item.text, "depth": min(subtask.item.depth, 6),
+      "status": subtask.item.status.text, "open": !subtask.item.status.isClosed,
+    ]
+  }
+
+  /// A subtask ticked on the tasks page: exactly `nb task done TASK --subtask N` (its checklist line's one
+  /// character, one commit). The form names the task by selector and title and the subtask by number and text, so a
+  /// list that moved underneath it ticks nothing.
+  private func tickSubtask(_ request: WebRequest) throws -> WebResponse {
+    guard let selector = request.formValue("task"), let title = request.formValue("title"),
+      let number = request.formValue("subtask").flatMap({ Int($0) }), let text = request.formValue("text")
+    else { throw WebError(status: 400, "The form has no task, title, subtask or text") }
+    let entry: TaskEntry
+    do {
+      entry = try repository.resolveTask(selector)
+    } catch let error as NoteStoreError {
+      return try tasks(request, status: 409, problem: "Nothing was ticked: \(error)")
+    }
+    let subtask = entry.line == nil ? try subtasks(of: entry).first { $0.number == number } : nil
+    guard entry.selector == selector, entry.task.title == title, let subtask, subtask.item.text == text else {
+      return try tasks(
+        request, status: 409,
+        problem: "Nothing was ticked: \"\(text)\" is no longer subtask \(number) of \"\(title)\" (the file changed); "
+          + "the list is as it is now.")
+    }
+    guard !subtask.item.status.isClosed else {
+      return try tasks(
+        request, status: 409, problem: "Nothing was ticked: \"\(text)\" is \(subtask.item.status.text) already.")
+    }
+    try repository.setSubtask(entry, .number(number), done: true)
+    let back = request.formValue("project").flatMap { $0.isEmpty ? nil : $0 }
+    return .redirect("/tasks" + (back.map { "?project=" + WebPath.queryValue($0) } ?? ""))
   }
 
   /// A task ticked on the tasks page: exactly `nb task done` (one commit; a repeating task moves to its next
@@ -481,6 +660,7 @@ public final class NoteWebApp {
         let hits = try repository.notes(matching: NoteQuery(query, limit: pageSize, offset: offset))
         context["total"] = total
         context["notes"] = hits.map(listItem)
+        context["pinned"] = repository.pinnedSearches.contains(query.trimmingCharacters(in: .whitespaces))
         context.merge(pager(page: page, total: total) { "/search?q=\(WebPath.queryValue(query))&page=\($0)" }) { $1 }
       } catch let error as NoteStoreError {
         guard case .badQuery = error else { throw error }

@@ -32,6 +32,9 @@ public enum NoteWebServer {
     public var maxConnections = 256
     /// How long a connection may stay silent (a slow or vanished client) before it is closed.
     public var idleTimeout: Duration = .seconds(60)
+    /// The password other devices sign in with; required (``serve(_:configuration:onListening:)`` refuses to start
+    /// without one) when ``host`` is not a loopback address.
+    public var password: PasswordHash?
 
     /// The defaults.
     public init() {}
@@ -53,6 +56,8 @@ public enum NoteWebServer {
     case portInUse(Int)
     /// The address cannot be bound (not this machine's, no permission, …).
     case cannotBind(String, Int, String)
+    /// The address reaches other devices and no password is set.
+    case noPassword(String)
 
     /// One line for a person.
     public var description: String {
@@ -61,6 +66,9 @@ public enum NoteWebServer {
         "port \(port) is in use by another program; choose another with --port N (0: any free port)"
       case .cannotBind(let host, let port, let detail):
         "cannot listen on \(host):\(port): \(detail)"
+      case .noPassword(let address):
+        "--listen \(address) lets other devices in: set a password first with 'nb serve --set-password' (kept on "
+          + "this device only, never synced)"
       }
     }
   }
@@ -75,6 +83,9 @@ public enum NoteWebServer {
     _ repository: NoteRepository, configuration: Configuration,
     onListening: @escaping @Sendable (Listening) -> Void
   ) async throws {
+    guard isLoopback(configuration.host) || configuration.password != nil else {
+      throw Failure.noPassword(address(configuration.host, configuration.port))
+    }
     // Every open page's live updates: the repository's files watched from now on, whoever changes them. Without
     // a feed (the root cannot be watched) pages still work; they just do not refresh on their own. The feed keeps the
     // change journal too (unless `nb watch` already does), so a page's query checks only what changed instead of
@@ -83,8 +94,8 @@ public enum NoteWebServer {
     try? live.listen(to: repository.root, journalFor: repository)
     defer { live.finishAll() }
     let gate = Gate(repository: repository, configuration: configuration, live: live)
-    let responder = CallbackResponder<BasicRequestContext> { request, _ in
-      await gate.respond(to: request)
+    let responder = CallbackResponder<ClientContext> { request, context in
+      await gate.respond(to: request, client: context.client)
     }
     var logger = Logger(label: "nb serve")
     logger.logLevel = .critical
@@ -100,10 +111,12 @@ public enum NoteWebServer {
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? configuration.port
         gate.start(port: port)
+        // An address of every interface is no address to open: this machine reaches itself at 127.0.0.1.
+        let shown = isUnspecified(configuration.host) ? "127.0.0.1" : configuration.host
         onListening(
           Listening(
-            port: port, url: "http://\(configuration.host):\(port)/?token=\(configuration.token)",
-            token: configuration.token))
+            port: port, url: "http://\(address(shown, port))/?token=\(configuration.token)", token: configuration.token)
+        )
       },
       logger: logger)
     do {
@@ -111,6 +124,87 @@ public enum NoteWebServer {
     } catch let error as IOError {
       if error.errnoCode == EADDRINUSE { throw Failure.portInUse(configuration.port) }
       throw Failure.cannotBind(configuration.host, configuration.port, "\(error)")
+    }
+  }
+
+  /// Whether `host` (an IP address or `localhost`) is this machine only: 127.0.0.0/8, ::1, localhost.
+  public static func isLoopback(_ host: String) -> Bool {
+    let host = host.lowercased()
+    if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+    var address = in_addr()
+    return inet_pton(AF_INET, host, &address) == 1 && UInt32(bigEndian: address.s_addr) >> 24 == 127
+  }
+
+  /// Whether `host` is every interface's address (`0.0.0.0`, `::`).
+  static func isUnspecified(_ host: String) -> Bool { host == "0.0.0.0" || host == "::" }
+
+  /// `HOST:PORT` of `--listen` (an IPv6 address in brackets: `[::]:8642`), nil when it is not one.
+  public static func listenAddress(_ text: String) -> (host: String, port: Int)? {
+    let host: Substring
+    let portText: Substring
+    if text.hasPrefix("[") {
+      guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+      host = text[text.index(after: text.startIndex)..<close]
+      portText = text[text.index(close, offsetBy: 2)...]
+    } else {
+      guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
+      host = text[..<colon]
+      portText = text[text.index(after: colon)...]
+    }
+    guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }), let port = Int(portText),
+      (0...65535).contains(port), portText.allSatisfy(\.isASCII)
+    else { return nil }
+    return (String(host), port)
+  }
+
+  /// `host:port`, an IPv6 address in brackets.
+  static func address(_ host: String, _ port: Int) -> String {
+    (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+  }
+
+  /// The names a browser on another device may reach this server by: the address listened on, or for every
+  /// interface, each interface's address and the host's name (and its `.local` name).
+  static func names(listeningOn host: String) -> [String] {
+    guard isUnspecified(host) else { return [host.lowercased()] }
+    var names: [String] = []
+    var list: UnsafeMutablePointer<ifaddrs>?
+    if getifaddrs(&list) == 0 {
+      var entry = list
+      while let current = entry {
+        if let socketAddress = current.pointee.ifa_addr {
+          var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+          let family = Int32(socketAddress.pointee.sa_family)
+          let length = family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size
+          if family == AF_INET || family == AF_INET6,
+            getnameinfo(socketAddress, socklen_t(length), &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0
+          {
+            let name = String(cString: text)
+            // A link-local IPv6 address carries its interface (`%eth0`), which no Host header does.
+            names.append(String(name.prefix { $0 != "%" }).lowercased())
+          }
+        }
+        entry = current.pointee.ifa_next
+      }
+      freeifaddrs(list)
+    }
+    var hostName = [CChar](repeating: 0, count: 256)
+    if gethostname(&hostName, hostName.count) == 0 {
+      let name = String(cString: hostName).lowercased()
+      if !name.isEmpty { names += [name, name + ".local"] }
+    }
+    var unique: [String] = []
+    for name in names where !unique.contains(name) && !isLoopback(name) { unique.append(name) }
+    return unique
+  }
+
+  /// Hummingbird's request context with the client's address, which failed sign-ins are counted by.
+  struct ClientContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let client: String?
+
+    init(source: ApplicationRequestContextSource) {
+      coreContext = .init(source: source)
+      client = source.channel.remoteAddress?.ipAddress
     }
   }
 
@@ -131,14 +225,21 @@ public enum NoteWebServer {
 
     func start(port: Int) {
       queue.sync {
-        let security = WebSecurity(
+        var security = WebSecurity(
           port: port, token: configuration.token, readOnly: configuration.readOnly,
           bodyLimit: configuration.bodyLimit)
+        if !NoteWebServer.isLoopback(configuration.host) {
+          security.otherHosts = NoteWebServer.names(listeningOn: configuration.host)
+          security.passwordLogin = configuration.password.map { PasswordLogin(hash: $0) }
+        } else if !["127.0.0.1", "localhost"].contains(configuration.host.lowercased()) {
+          // Another loopback address (127.0.0.2, ::1): the printed URL names it.
+          security.otherHosts = [configuration.host.lowercased()]
+        }
         app = NoteWebApp(repository: repository, security: security)
       }
     }
 
-    func respond(to request: Request) async -> Response {
+    func respond(to request: Request, client: String?) async -> Response {
       var request = request
       var headers = request.headers.map { (name: $0.name.rawName, value: $0.value) }
       // HTTP/1's Host header arrives as the request's authority.
@@ -156,7 +257,8 @@ public enum NoteWebServer {
       }
       let tooLarge = oversized
       let message = WebRequest(
-        method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
+        method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body,
+        client: client)
       let answer: WebResponse = await withCheckedContinuation { continuation in
         queue.async { [self] in
           guard let app else {

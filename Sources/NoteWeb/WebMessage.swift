@@ -11,13 +11,20 @@ public struct WebRequest: Sendable {
   public var headers: [(name: String, value: String)]
   /// The body's bytes (empty for none).
   public var body: Data
+  /// The client's address as the socket saw it (`192.168.1.20`), nil when unknown: what failed sign-ins are
+  /// counted by.
+  public var client: String?
 
   /// A request.
-  public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+  public init(
+    method: String, target: String, headers: [(name: String, value: String)] = [], body: Data = Data(),
+    client: String? = nil
+  ) {
     self.method = method
     self.target = target
     self.headers = headers
     self.body = body
+    self.client = client
   }
 
   /// The first value of header `name` (any case), nil when absent.

@@ -1,4 +1,5 @@
 import Foundation
+import NoteStore
 
 /// Who may use the server, from where, and what every answer carries.
 ///
@@ -17,6 +18,11 @@ public struct WebSecurity: Sendable {
   public var readOnly: Bool
   /// The largest request body accepted, in bytes.
   public var bodyLimit: Int
+  /// Further names of this server, without the port (`192.168.1.5`, `laptop.local`): the addresses other devices
+  /// reach it by when it listens beyond loopback.
+  public var otherHosts: [String] = []
+  /// Sign-in with a password (`nb serve --listen` beyond this machine), nil for the token alone.
+  public var passwordLogin: PasswordLogin?
 
   /// The policy every answer carries: only this server's own script, styles and images (and `data:` images), no
   /// plugin, no framing, forms only to this server.
@@ -49,7 +55,9 @@ public struct WebSecurity: Sendable {
   public var cookieName: String { "nb_token_\(port)" }
 
   /// The `Host` values this server answers to.
-  public var hosts: [String] { ["127.0.0.1:\(port)", "localhost:\(port)"] }
+  public var hosts: [String] {
+    (["127.0.0.1", "localhost"] + otherHosts).map { ($0.contains(":") ? "[\($0)]" : $0) + ":\(port)" }
+  }
 
   /// How a request that may go on proved it may.
   public enum Credential: Equatable, Sendable {
@@ -57,6 +65,8 @@ public struct WebSecurity: Sendable {
     case cookie
     /// `Authorization: Bearer` or `X-NB-Token`: a script, which no other page can make a browser send.
     case header
+    /// None: only the sign-in page and its form (``passwordLogin``) are let through without one.
+    case signIn
   }
 
   /// What to do with a request: let it through, or answer it at once.
@@ -86,6 +96,20 @@ public struct WebSecurity: Sendable {
       response.headers.append(("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"))
       return .answer(response)
     }
+    if let login = passwordLogin, request.path == "/login" {
+      guard request.method == "POST" else { return .allow(.signIn) }
+      // No CSRF token before a session exists; another site's form still cannot post here (Origin), and a guess
+      // costs a failed sign-in.
+      guard let origin = request.header("Origin")?.lowercased(), hosts.contains(where: { origin == "http://" + $0 })
+      else { return .answer(.text("Forbidden: a sign-in must come from this server's own page", status: 403)) }
+      if let wait = login.waitBeforeTrying(client: request.client) {
+        return .answer(
+          WebResponse(
+            status: 429, headers: [("Retry-After", "\(wait)"), ("Content-Type", "text/plain; charset=utf-8")],
+            body: Data("Too many failed sign-ins from this address; try again in \(wait) s\n".utf8)))
+      }
+      return .allow(.signIn)
+    }
     let credential: Credential
     if let offered = headerToken(request) {
       guard Self.same(offered, token) else { return .answer(.text("Forbidden: wrong token", status: 403)) }
@@ -96,6 +120,8 @@ public struct WebSecurity: Sendable {
           .text("Forbidden: the session cookie is from another run; open the URL nb serve printed", status: 403))
       }
       credential = .cookie
+    } else if passwordLogin != nil, request.method != "POST" {
+      return .answer(.redirect("/login"))
     } else {
       return .answer(
         WebResponse(
@@ -128,6 +154,20 @@ public struct WebSecurity: Sendable {
       }
     }
     return .allow(credential)
+  }
+
+  /// The answer to a sign-in form (``check(_:)`` let it through): the session cookie and home for the right
+  /// password; the wrong one is counted against the client's address.
+  public func signIn(_ request: WebRequest) -> (response: WebResponse?, failed: Bool) {
+    guard let login = passwordLogin else { return (nil, false) }
+    guard let password = request.formValue("password"), login.hash.matches(password) else {
+      login.recordFailure(client: request.client)
+      return (nil, true)
+    }
+    login.recordSuccess(client: request.client)
+    var response = WebResponse.redirect("/")
+    response.headers.append(("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"))
+    return (response, false)
   }
 
   /// `response` with the headers every answer carries (a response's own policy, e.g. ``filePolicy``, is kept).
@@ -171,5 +211,56 @@ public struct WebSecurity: Sendable {
     var difference: UInt8 = 0
     for index in x.indices { difference |= x[index] ^ y[index] }
     return difference == 0
+  }
+}
+
+/// Password sign-in for a server other devices reach: the password's hash, and failed sign-ins counted per client
+/// address so a guesser gets a few tries a minute (``limit`` in ``window``), then 429 until the oldest one ages out.
+public final class PasswordLogin: @unchecked Sendable {
+  /// The password's hash.
+  public let hash: PasswordHash
+  /// Failed sign-ins allowed per client address within ``window``.
+  public let limit: Int
+  /// How long a failed sign-in counts.
+  public let window: TimeInterval
+  /// The time; a test sets its own.
+  public var clock: @Sendable () -> Date = { Date() }
+  private let lock = NSLock()
+  private var failures: [String: [Date]] = [:]
+
+  /// Sign-in against `hash`: `limit` failures per client in `window` seconds.
+  public init(hash: PasswordHash, limit: Int = 5, window: TimeInterval = 60) {
+    self.hash = hash
+    self.limit = limit
+    self.window = window
+  }
+
+  /// Seconds the client must wait before trying again, nil when it may try now.
+  func waitBeforeTrying(client: String?) -> Int? {
+    lock.lock()
+    defer { lock.unlock() }
+    let now = clock()
+    let recent = (failures[client ?? ""] ?? []).filter { now.timeIntervalSince($0) < window }
+    failures[client ?? ""] = recent.isEmpty ? nil : recent
+    guard recent.count >= limit, let oldest = recent.first else { return nil }
+    return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
+  }
+
+  func recordFailure(client: String?) {
+    lock.lock()
+    defer { lock.unlock() }
+    let now = clock()
+    failures[client ?? "", default: []].append(now)
+    // Bounded however many addresses try: those whose failures aged out go first.
+    if failures.count > 10_000 {
+      failures = failures.filter { $0.value.contains { now.timeIntervalSince($0) < window } }
+      if failures.count > 10_000 { failures.removeAll() }
+    }
+  }
+
+  func recordSuccess(client: String?) {
+    lock.lock()
+    defer { lock.unlock() }
+    failures[client ?? ""] = nil
   }
 }

@@ -8,19 +8,53 @@ enum WebTemplates {
     // nb serve's own script. Every page works without it; it adds keyboard shortcuts and live updates (the Draw page's
     // canvas is draw.js).
     "use strict";
-    document.addEventListener("keydown", (event) => {
-      const target = event.target;
-      const typing = target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-      if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
-      if (event.key === "/") {
-        const search = document.querySelector(".search input");
-        if (search) {
+    // Keyboard shortcuts, listed by "?" (and on /shortcuts, without the script): "/" search, "e" edit, "g" then "h",
+    // "t" or "i" to go home, to the tasks or to the inbox, "Esc" closes the list. None while typing in a field.
+    (() => {
+      const places = { h: "/", t: "/tasks", i: "/inbox" };
+      // "g" waits this long for its second key.
+      const chord = 1500;
+      let after = 0;
+      document.addEventListener("keydown", (event) => {
+        const target = event.target;
+        const typing = target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+        if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
+        const help = document.getElementById("shortcuts");
+        const waiting = after > 0 && Date.now() - after < chord;
+        after = 0;
+        if (waiting && places[event.key]) {
           event.preventDefault();
-          search.focus();
-          search.select();
+          location.href = places[event.key];
+          return;
         }
-      }
-    });
+        if (event.key === "Escape") {
+          if (help && !help.hidden) {
+            event.preventDefault();
+            help.hidden = true;
+          }
+        } else if (event.key === "?") {
+          if (help) {
+            event.preventDefault();
+            help.hidden = !help.hidden;
+          }
+        } else if (event.key === "/") {
+          const search = document.querySelector(".search input");
+          if (search) {
+            event.preventDefault();
+            search.focus();
+            search.select();
+          }
+        } else if (event.key === "e") {
+          const edit = document.querySelector('main a[href^="/edit/"]');
+          if (edit) {
+            event.preventDefault();
+            location.href = edit.getAttribute("href");
+          }
+        } else if (event.key === "g") {
+          after = Date.now();
+        }
+      });
+    })();
 
     // Live updates: the server sends an event for every file that changes (an editor's save, another nb, a sync).
     // A page showing notes fetches itself again and swaps its main part in; a page with a form being filled waits
@@ -113,6 +147,75 @@ enum WebTemplates {
       if (!document.hidden) listen();
     })();
 
+    // Drafts: what is typed in an edit form stays in this browser's local storage until the save lands, so a closed
+    // tab, a crash or a refused save loses nothing. A draft keeps the version and base text it was typed over: brought
+    // back into the form, it is saved over those, and the server merges it with whatever changed since.
+    (() => {
+      let storage = null;
+      try {
+        storage = globalThis.localStorage || null;
+      } catch (error) {
+        // Storage blocked by the browser's settings: the form still works, without drafts.
+      }
+      if (!storage || typeof document.querySelectorAll !== "function") return;
+      const key = (path) => "nb-draft:" + path;
+      // The note page a save redirects to: that note's draft has landed.
+      for (const saved of document.querySelectorAll("[data-draft-saved]")) storage.removeItem(key(saved.dataset.draftSaved));
+
+      const form = document.querySelector("form.edit[data-path]");
+      if (!form) return;
+      const text = form.querySelector("textarea[name=text]");
+      const version = form.querySelector("input[name=version]");
+      const base = form.querySelector("input[name=base]");
+      if (!text || !version || !base) return;
+      const name = key(form.dataset.path);
+      // A refused save's page shows the text typed, not the file's: that text is the draft, over the version shown now.
+      const unsaved = form.dataset.unsaved === "1";
+      const loaded = { text: text.value, version: version.value, base: base.value };
+      const store = () => {
+        try {
+          storage.setItem(name, JSON.stringify({ text: text.value, version: version.value, base: base.value }));
+        } catch (error) {
+          // Storage full: nothing to do but keep the text in the form.
+        }
+      };
+      let draft = null;
+      try {
+        draft = JSON.parse(storage.getItem(name) || "null");
+      } catch (error) {
+        draft = null;
+      }
+      const valid = draft && typeof draft.text === "string" && typeof draft.version === "string" && typeof draft.base === "string";
+      if (unsaved) {
+        store();
+      } else if (valid && draft.text !== text.value) {
+        text.value = draft.text;
+        version.value = draft.version;
+        base.value = draft.base;
+        const notice = document.getElementById("draft-restored");
+        if (notice) notice.hidden = false;
+        const discard = document.getElementById("draft-discard");
+        if (discard) {
+          discard.addEventListener("click", () => {
+            text.value = loaded.text;
+            version.value = loaded.version;
+            base.value = loaded.base;
+            storage.removeItem(name);
+            if (notice) notice.hidden = true;
+          });
+        }
+      } else if (valid) {
+        storage.removeItem(name);
+      }
+      text.addEventListener("input", () => {
+        if (!unsaved && text.value === loaded.text && version.value === loaded.version) {
+          storage.removeItem(name);
+        } else {
+          store();
+        }
+      });
+    })();
+
     """#,
     "base.html": #"""
     <!doctype html>
@@ -145,7 +248,11 @@ enum WebTemplates {
     <main>
     {% block content %}{% endblock %}
     </main>
-    <footer>{{ root_name|e }}{% if read_only %} · read-only{% endif %}</footer>
+    <aside class="shortcuts" id="shortcuts" role="dialog" aria-label="Keyboard shortcuts" hidden>
+      <h2>Keyboard shortcuts</h2>
+      {% include "shortcuts-list.html" %}
+    </aside>
+    <footer>{{ root_name|e }}{% if read_only %} · read-only{% endif %} · <a href="/shortcuts">Keyboard shortcuts</a> (<kbd>?</kbd>)</footer>
     </body>
     </html>
 
@@ -1002,10 +1109,12 @@ enum WebTemplates {
     <nav class="crumbs"><a href="/">Home</a>{% for crumb in crumbs %} / <a href="{{ crumb.url|e }}">{{ crumb.name|e }}</a>{% endfor %} / <a href="{{ note.url|e }}">{{ note.title|e }}</a></nav>
     <h1>Edit {{ note.title|e }}</h1>
     {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
-    <p class="warning" id="changed-on-disk" role="alert" hidden>The file changed since you opened it (another editor or a sync). Your text stays here; saving shows both versions before anything is replaced.</p>
-    <form class="edit" method="post" action="{{ action|e }}" data-path="{{ note.path|e }}">
+    <p class="warning" id="changed-on-disk" role="alert" hidden>The file changed since you opened it (another editor or a sync). Your text stays here; saving merges your changes with it, or shows both versions when you both changed the same lines.</p>
+    <p class="notice" id="draft-restored" role="status" hidden>Your unsaved text from before is back (kept in this browser); saving merges it with the file as it is now. <button type="button" id="draft-discard">Discard it</button></p>
+    <form class="edit" method="post" action="{{ action|e }}" data-path="{{ note.path|e }}"{% if problem %} data-unsaved="1"{% endif %}>
       <input type="hidden" name="csrf" value="{{ csrf|e }}">
       <input type="hidden" name="version" value="{{ version|e }}">
+      <input type="hidden" name="base" value="{{ base|e }}">
       <label for="text">{{ note.path|e }}</label>
       <textarea id="text" name="text" rows="24" spellcheck="true">{{ text|e }}</textarea>
       <p class="actions"><button type="submit">Save</button> <a href="{{ note.url|e }}">Cancel</a></p>
@@ -1089,8 +1198,38 @@ enum WebTemplates {
       {% endif %}
     </section>
     <section class="recent">
+      {% if pins %}
+      <h1>Pinned searches</h1>
+      <ul class="pins">
+        {% for pin in pins %}
+        <li><a href="{{ pin.url|e }}">{{ pin.query|e }}</a>{% if not read_only %} <form class="inline" method="post" action="/unpin"><input type="hidden" name="csrf" value="{{ csrf|e }}"><input type="hidden" name="q" value="{{ pin.query|e }}"><button type="submit" title="Unpin" aria-label="Unpin {{ pin.query|e }}">×</button></form>{% endif %}</li>
+        {% endfor %}
+      </ul>
+      {% endif %}
       <h1>Recent</h1>
       {% include "note-list.html" %}
+    </section>
+    <section class="sync" id="sync">
+      <h1>Sync</h1>
+      {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+      {% if report %}<div class="notice" role="status">{% for line in report %}<p>{{ line|e }}</p>{% endfor %}</div>{% endif %}
+      <p>On branch <strong>{{ sync.branch|e }}</strong>{% if sync.operation %} · a git {{ sync.operation|e }} is in progress{% endif %}</p>
+      {% if sync.upstream %}
+      <p>Tracking {{ sync.upstream|e }}: {% if sync.in_step %}up to date{% else %}<span class="ahead">{{ sync.ahead|e }} ahead</span>, <span class="behind">{{ sync.behind|e }} behind</span>{% endif %} <span class="meta">(as of the last fetch)</span></p>
+      {% endif %}
+      <p>Last sync: {% if sync.last_sync %}<time>{{ sync.last_sync|e }}</time>{% else %}never on this device{% endif %}</p>
+      {% if sync.changes %}<p>{{ sync.changes|e }} uncommitted {% if sync.changes == 1 %}change{% else %}changes{% endif %}: syncing commits them first.</p>{% endif %}
+      {% if not sync.remote %}<p class="empty">No remote named {{ sync.remote_name|e }}: <code>nb remote add {{ sync.remote_name|e }} URL</code> sets one up.</p>{% endif %}
+      {% if sync.conflicts %}
+      <h2>Conflicts</h2>
+      <ul class="conflicts">{% for copy in sync.conflicts %}<li><a href="{{ copy.url|e }}">{{ copy.title|e }}</a> <span class="meta">{{ copy.path|e }}</span></li>{% endfor %}</ul>
+      <p class="meta"><code>nb conflicts</code> restores or dismisses them.</p>
+      {% else %}
+      <p>No conflicts.</p>
+      {% endif %}
+      {% if not read_only %}
+      <form method="post" action="/sync"><input type="hidden" name="csrf" value="{{ csrf|e }}"><button type="submit">Sync now</button></form>
+      {% endif %}
     </section>
     </div>
     {% endblock %}
@@ -1138,6 +1277,21 @@ enum WebTemplates {
     {% endblock %}
 
     """#,
+    "login.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Sign in · nb{% endblock %}
+    {% block content %}
+    <h1>Sign in to {{ root_name|e }}</h1>
+    {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
+    <form class="login" method="post" action="/login">
+      <label for="password">Password (set with <code>nb serve --set-password</code> on the serving device)</label>
+      <input type="password" id="password" name="password" autocomplete="current-password" required autofocus>
+      <button type="submit">Sign in</button>
+    </form>
+    <p class="meta">This connection is not encrypted: use it only on a network you trust, or put TLS in front of nb serve.</p>
+    {% endblock %}
+
+    """#,
     "note-list.html": #"""
     {% if notes %}
     <ul class="notes">
@@ -1167,6 +1321,7 @@ enum WebTemplates {
         {% for tag in note.tags %}<a class="chip tag" href="{{ tag.url|e }}">#{{ tag.name|e }}</a> {% endfor %}
         {% for field in fields %}<span class="chip"><span class="key">{{ field.key|e }}</span> {{ field.value|e }}</span> {% endfor %}
       </p>
+      {% if saved %}<p class="notice" role="status" data-draft-saved="{{ note.path|e }}">{% if saved == "merged" %}Saved, merged with the changes made to the file meanwhile.{% else %}Saved.{% endif %}</p>{% endif %}
       {% if warning %}<p class="warning">{{ warning|e }}</p>{% endif %}
       <div class="body">
     {{ body_html }}
@@ -1237,7 +1392,8 @@ enum WebTemplates {
     {% if error %}
     <p class="warning">{{ error|e }}</p>
     {% elif query %}
-    <p class="count">{{ total|e }} {% if total == 1 %}note{% else %}notes{% endif %}</p>
+    <p class="count">{{ total|e }} {% if total == 1 %}note{% else %}notes{% endif %}{% if not read_only %}
+    <form class="inline" method="post" action="{% if pinned %}/unpin{% else %}/pin{% endif %}"><input type="hidden" name="csrf" value="{{ csrf|e }}"><input type="hidden" name="q" value="{{ query|e }}"><input type="hidden" name="from" value="search"><button type="submit">{% if pinned %}Unpin this search{% else %}Pin this search to the home page{% endif %}</button></form>{% endif %}</p>
     {% include "note-list.html" %}
     {% include "pager.html" %}
     {% endif %}
@@ -1245,6 +1401,29 @@ enum WebTemplates {
       <summary>Query language</summary>
       <pre>{{ help|e }}</pre>
     </details>
+    {% endblock %}
+
+    """#,
+    "shortcuts-list.html": #"""
+    <dl class="keys">
+      <dt><kbd>/</kbd></dt><dd>Search</dd>
+      <dt><kbd>e</kbd></dt><dd>Edit the note shown</dd>
+      <dt><kbd>g</kbd> <kbd>h</kbd></dt><dd>Home</dd>
+      <dt><kbd>g</kbd> <kbd>t</kbd></dt><dd>Tasks</dd>
+      <dt><kbd>g</kbd> <kbd>i</kbd></dt><dd>Inbox</dd>
+      <dt><kbd>?</kbd></dt><dd>These shortcuts</dd>
+      <dt><kbd>Esc</kbd></dt><dd>Close them</dd>
+    </dl>
+    <p class="meta">Keys do nothing while you type in a field.</p>
+
+    """#,
+    "shortcuts.html": #"""
+    {% extends "base.html" %}
+    {% block title %}Keyboard shortcuts · nb{% endblock %}
+    {% block content %}
+    <nav class="crumbs"><a href="/">Home</a></nav>
+    <h1>Keyboard shortcuts</h1>
+    {% include "shortcuts-list.html" %}
     {% endblock %}
 
     """#,
@@ -1295,6 +1474,7 @@ enum WebTemplates {
     h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
     h2 { font-size: 1.1rem; }
     .columns { display: grid; grid-template-columns: minmax(14rem, 1fr) 2fr; gap: 2rem; }
+    .columns .sync { grid-column: 1 / -1; }
     ul.tree, ul.notes, ul.children, .panels ul { list-style: none; padding: 0; margin: 0; }
     .tree li { padding: .15rem 0; }
     .depth-1 { padding-left: 1rem !important; } .depth-2 { padding-left: 2rem !important; }
@@ -1317,6 +1497,8 @@ enum WebTemplates {
     .pager { display: flex; gap: 1rem; justify-content: center; margin: 1rem 0; }
     .empty { color: var(--muted); }
     .warning { color: var(--warn); }
+    form.inline { display: inline; }
+    .notice { border-left: 3px solid var(--line); padding-left: .6rem; }
     .note { min-width: 0; }
     .body { overflow-wrap: anywhere; }
     .body img, .ink img { max-width: 100%; height: auto; }
@@ -1347,7 +1529,7 @@ enum WebTemplates {
     .restore, .tick { display: inline; }
     ul.tasks { list-style: none; padding: 0; margin: 0 0 1rem; }
     ul.tasks li { padding: .35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
-    ul.tasks .tick button { padding: 0 .45rem; margin-right: .4rem; }
+    ul.tasks .tick button, ul.subtasks .tick button { padding: 0 .45rem; margin-right: .4rem; }
     ul.tasks li.overdue .meta { color: var(--warn); }
     section.tasks h3 { font-size: .95rem; margin: .8rem 0 .2rem; }
     .diff pre {
@@ -1381,6 +1563,18 @@ enum WebTemplates {
     .sheet .blank-page { width: 768px; max-width: 100%; aspect-ratio: 768 / 1024; }
     .sheet canvas { position: absolute; inset: 0; width: 100%; height: 100%; display: none; }
     .sheet.live canvas { display: block; touch-action: none; cursor: crosshair; user-select: none; -webkit-user-select: none; }
+    ul.subtasks { list-style: none; margin: .2rem 0 .2rem 1.6rem; padding: 0; }
+    ul.subtasks li.closed .subtask { color: var(--muted); text-decoration: line-through; }
+    ul.subtasks li.depth-1 { margin-left: 1.2rem; }
+    ul.subtasks li.depth-2 { margin-left: 2.4rem; }
+    ul.subtasks li.depth-3, ul.subtasks li.depth-4, ul.subtasks li.depth-5, ul.subtasks li.depth-6 { margin-left: 3.6rem; }
+    .shortcuts:not([hidden]) {
+      position: fixed; top: 4rem; right: 1rem; z-index: 10; max-width: 22rem; padding: .5rem 1rem;
+      background: var(--bg); border: 1px solid var(--line); border-radius: 8px; box-shadow: 0 4px 16px rgba(0, 0, 0, .25);
+    }
+    dl.keys { display: grid; grid-template-columns: auto 1fr; gap: .3rem 1rem; }
+    dl.keys dd { margin: 0; }
+    kbd { border: 1px solid var(--line); border-radius: 4px; padding: 0 .3rem; font-family: ui-monospace, monospace; }
 
     """#,
     "tasks.html": #"""
@@ -1392,7 +1586,7 @@ enum WebTemplates {
     {% if problem %}<p class="warning" role="alert">{{ problem|e }}</p>{% endif %}
     {% for section in sections %}
     <section class="tasks" id="{{ section.id|e }}">
-      <h2>{{ section.title|e }} <span class="count">{{ section.count|e }}</span></h2>
+      <h2>{{ section.title|e }} <span class="count">{{ section.tally|e }}</span></h2>
       {% for group in section.groups %}
       <h3><a href="{{ group.url|e }}">{{ group.name|e }}</a></h3>
       <ul class="tasks">
@@ -1409,6 +1603,27 @@ enum WebTemplates {
           {% endif %}
           <a class="title" href="{{ task.url|e }}">{{ task.title|e }}</a>
           <span class="meta">{% if task.due %}due {{ task.due|e }}{% endif %}{% if task.recurrence %} · repeats{% endif %}{% if task.priority_label %} · {{ task.priority_label|e }}{% endif %}{% if task.subtasks %} · {{ task.subtasks|e }}{% endif %}{% if task.status != "open" %} · {{ task.status|e }}{% endif %}{% if task.where %} · {{ task.where|e }}{% endif %}</span>
+          {% if task.checklist %}
+          <ul class="subtasks">
+            {% for sub in task.checklist %}
+            <li class="depth-{{ sub.depth|e }}{% if not sub.open %} closed{% endif %}">
+              {% if sub.open and not read_only %}
+              <form class="tick" method="post" action="/tasks/subtask">
+                <input type="hidden" name="csrf" value="{{ csrf|e }}">
+                <input type="hidden" name="task" value="{{ task.selector|e }}">
+                <input type="hidden" name="title" value="{{ task.title|e }}">
+                <input type="hidden" name="subtask" value="{{ sub.number|e }}">
+                <input type="hidden" name="text" value="{{ sub.text|e }}">
+                <input type="hidden" name="project" value="{{ project|e }}">
+                <button type="submit" title="Tick" aria-label="Tick: {{ sub.text|e }}">✓</button>
+              </form>
+              {% else %}<span class="check" aria-label="{{ sub.status|e }}">{% if sub.open %}☐{% else %}☑{% endif %}</span>
+              {% endif %}
+              <span class="subtask">{{ sub.text|e }}</span>
+            </li>
+            {% endfor %}
+          </ul>
+          {% endif %}
         </li>
         {% endfor %}
       </ul>

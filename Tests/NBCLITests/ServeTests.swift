@@ -173,7 +173,7 @@ final class ServeTests: NBCLITestCase {
       headers: [cookie, ("Origin", "http://127.0.0.1:\(port)"), ("Content-Type", "application/x-www-form-urlencoded")],
       body: Data(body.utf8))
     XCTAssertEqual(saved.status, 303, saved.body)
-    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md")
+    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md?saved=1")
     XCTAssertEqual(try commitCount(), commits + 1)
     XCTAssertEqual(try git.run(arguments: ["log", "-1", "--format=%s"]), "nb: edit work/roadmap.md\n")
     XCTAssertEqual(try git.statusPorcelain(), "", "the save is committed, nothing left over")
@@ -275,6 +275,118 @@ final class ServeTests: NBCLITestCase {
     defer { server.stop() }
     XCTAssertTrue(server.firstLine.hasPrefix("http://127.0.0.1:\(server.port)/?token="), server.firstLine)
     XCTAssertEqual(try http(server.port, "/", headers: [("X-NB-Token", server.token)]).status, 200)
+  }
+
+  func testOpenHandsTheURLToTheSystemsOpener() throws {
+    try makeRepository()
+    // A stand-in xdg-open first on PATH, writing down what it was asked to open.
+    let bin = temp.file("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    let opened = temp.file("opened")
+    let opener = bin.appendingPathComponent("xdg-open")
+    try Data(
+      "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(opened.path).part'\nmv '\(opened.path).part' '\(opened.path)'\n".utf8
+    )
+    .write(to: opener)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
+    let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--open"], json: false, env: ["PATH": path])
+    defer { server.stop() }
+    let deadline = Date().addingTimeInterval(30)
+    while !FileManager.default.fileExists(atPath: opened.path) && Date() < deadline { usleep(50_000) }
+    XCTAssertEqual(try String(contentsOf: opened, encoding: .utf8), server.firstLine + "\n", "one argument: the URL")
+    XCTAssertTrue(server.firstLine.hasPrefix("http://127.0.0.1:\(server.port)/?token="), server.firstLine)
+    XCTAssertEqual(try http(server.port, "/", headers: [("X-NB-Token", server.token)]).status, 200)
+
+    // No opener at all: a warning, and the server serves anyway.
+    let empty = temp.file("empty-bin")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    let alone = try ServeProcess(self, ["serve", "--port", "0", "--open"], json: false, env: ["PATH": empty.path])
+    defer { alone.stop() }
+    XCTAssertEqual(try http(alone.port, "/", headers: [("X-NB-Token", alone.token)]).status, 200)
+    alone.stop()
+    let result = try alone.wait()
+    XCTAssertTrue(result.stderr.contains("warning: no xdg-open on PATH"), result.stderr)
+  }
+
+  func testListeningBeyondThisMachineNeedsAPasswordAndSaysTrafficIsUnencrypted() throws {
+    try makeRepository()
+    let refused = try nb("serve", "--listen", "0.0.0.0:0", "--json", timeout: 30)
+    XCTAssertEqual(refused.status, 1)
+    XCTAssertEqual(refused.stdout, "")
+    XCTAssertEqual(
+      refused.stderr,
+      "Error: --listen 0.0.0.0:0 lets other devices in: set a password first with 'nb serve --set-password' (kept on "
+        + "this device only, never synced)\n")
+    let bad = try nb("serve", "--listen", "0.0.0.0", timeout: 30)
+    XCTAssertEqual(bad.status, 1)
+    XCTAssertTrue(bad.stderr.hasPrefix("Error: --listen must be HOST:PORT"), bad.stderr)
+    XCTAssertEqual(try nb("serve", "--set-password", stdin: "short\n").status, 1)
+
+    // The password from standard input, kept as PBKDF2 in .git/nb (Python's hashlib checks the record).
+    let commits = try commitCount()
+    let set = try nb("serve", "--set-password", "--password-iterations", "1000", stdin: "open sesame\n")
+    XCTAssertEqual(set.status, 0, set.stderr)
+    XCTAssertEqual(try commitCount(), commits, "nothing committed")
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    let record = try String(contentsOf: url(".git/nb/serve-password"), encoding: .utf8)
+    let check = """
+      import base64, hashlib, sys
+      method, rounds, salt, key = sys.stdin.read().strip().split("$")
+      derived = hashlib.pbkdf2_hmac("sha256", b"open sesame", base64.b64decode(salt), int(rounds), 32)
+      print(method, rounds, derived == base64.b64decode(key))
+      """
+    let python = try ProcessRunner.run(
+      URL(fileURLWithPath: "/usr/bin/python3"), arguments: ["-c", check], stdin: Data(record.utf8), timeout: 60)
+    XCTAssertEqual(python.stdout, "pbkdf2-sha256 1000 True\n", python.stderr)
+
+    // Every interface, port 0; this test talks to it on 127.0.0.1 only.
+    let server = try ServeProcess(self, ["serve", "--listen", "0.0.0.0:0", "--json"])
+    defer { server.stop() }
+    let port = server.port
+    let origin = ("Origin", "http://127.0.0.1:\(port)")
+    let form = ("Content-Type", "application/x-www-form-urlencoded")
+    let page = try http(port, "/")
+    XCTAssertEqual(page.status, 303)
+    XCTAssertEqual(page.header("Location"), "/login")
+    XCTAssertEqual(try http(port, "/login").status, 200)
+    let wrong = try http(port, "/login", method: "POST", headers: [origin, form], body: Data("password=guess".utf8))
+    XCTAssertEqual(wrong.status, 401)
+    let right = try http(
+      port, "/login", method: "POST", headers: [origin, form], body: Data("password=open+sesame".utf8))
+    XCTAssertEqual(right.status, 303, right.body)
+    let cookie = ("Cookie", String(try XCTUnwrap(right.header("Set-Cookie")).prefix { $0 != ";" }))
+    XCTAssertEqual(cookie.1, "nb_token_\(port)=\(server.token)")
+    XCTAssertEqual(try http(port, "/", headers: [cookie]).status, 200)
+    // A right password clears the count; five wrong ones in a minute hold the address up.
+    for _ in 0..<5 {
+      XCTAssertEqual(
+        try http(port, "/login", method: "POST", headers: [origin, form], body: Data("password=guess".utf8)).status, 401
+      )
+    }
+    let limited = try http(
+      port, "/login", method: "POST", headers: [origin, form], body: Data("password=open+sesame".utf8))
+    XCTAssertEqual(limited.status, 429)
+    XCTAssertNotNil(limited.header("Retry-After"))
+    XCTAssertEqual(try http(port, "/", headers: [cookie]).status, 200, "a session stays")
+    server.stop()
+    let result = try server.wait()
+    XCTAssertTrue(result.stderr.contains("warning: traffic to 0.0.0.0:0 is not encrypted"), result.stderr)
+  }
+
+  func testAnotherLoopbackAddressKeepsTheTokenFlow() throws {
+    try makeRepository()
+    let server = try ServeProcess(self, ["serve", "--listen", "127.0.0.2:0", "--json"], urlHost: "127.0.0.2")
+    defer { server.stop() }
+    XCTAssertEqual(try http(server.port, "/", address: "127.0.0.2").status, 401)
+    XCTAssertEqual(try http(server.port, "/login", address: "127.0.0.2").status, 401, "no sign-in page")
+    let welcome = try http(server.port, "/?token=\(server.token)", address: "127.0.0.2")
+    XCTAssertEqual(welcome.status, 303, "the printed URL works")
+    let cookie = ("Cookie", String(try XCTUnwrap(welcome.header("Set-Cookie")).prefix { $0 != ";" }))
+    XCTAssertEqual(try http(server.port, "/", headers: [cookie], address: "127.0.0.2").status, 200)
+    XCTAssertEqual(
+      try http(server.port, "/", host: "evil.example:\(server.port)", headers: [cookie], address: "127.0.0.2").status,
+      403)
   }
 
   func testOpenPagesHearOfChangesMadeByOtherProcessesWithinASecond() throws {
@@ -450,7 +562,10 @@ final class ServeProcess {
   let port: Int
   let token: String
 
-  init(_ test: NBCLITestCase, _ arguments: [String], json: Bool = true, env: [String: String] = [:]) throws {
+  init(
+    _ test: NBCLITestCase, _ arguments: [String], json: Bool = true, env: [String: String] = [:],
+    urlHost: String = "127.0.0.1"
+  ) throws {
     signal(SIGPIPE, SIG_IGN)
     process.executableURL = test.runner.binary
     process.arguments = arguments
@@ -490,7 +605,7 @@ final class ServeProcess {
         throw StartFailed(
           description: "no JSON line: '\(firstLine)'; stderr: \(String(decoding: errorBox.data, as: UTF8.self))")
       }
-      XCTAssertEqual(decoded.url, "http://127.0.0.1:\(decoded.port)/?token=\(decoded.token)")
+      XCTAssertEqual(decoded.url, "http://\(urlHost):\(decoded.port)/?token=\(decoded.token)")
       (port, token) = (decoded.port, decoded.token)
     } else {
       let components = URLComponents(string: firstLine)
@@ -545,15 +660,17 @@ struct HTTPAnswer {
 /// `127.0.0.1:port`), then the whole answer read until the server closes.
 func http(
   _ port: Int, _ target: String, method: String = "GET", host: String? = nil, headers: [(String, String)] = [],
-  body: Data = Data(), sendBody: Bool = true
+  body: Data = Data(), sendBody: Bool = true, address ip: String = "127.0.0.1"
 ) throws -> HTTPAnswer {
+  // Only this machine: a test never sends anything to another address.
+  precondition(ip.hasPrefix("127."), "tests connect to loopback addresses only")
   let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
   guard socketFD >= 0 else { throw POSIXError(.EIO) }
   defer { close(socketFD) }
   var address = sockaddr_in()
   address.sin_family = sa_family_t(AF_INET)
   address.sin_port = in_port_t(UInt16(port).bigEndian)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  address.sin_addr.s_addr = inet_addr(ip)
   let connected = withUnsafePointer(to: &address) {
     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
       connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -562,7 +679,7 @@ func http(
   guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
   var timeout = timeval(tv_sec: 30, tv_usec: 0)
   setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-  var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+  var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "\(ip):\(port)")\r\nConnection: close\r\n"
   for (name, value) in headers { head += "\(name): \(value)\r\n" }
   if !body.isEmpty || (method == "POST" && !headers.contains { $0.0.lowercased() == "content-length" }) {
     head += "Content-Length: \(body.count)\r\n"

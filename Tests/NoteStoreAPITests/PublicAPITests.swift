@@ -73,6 +73,37 @@ final class PublicAPITests: XCTestCase {
     XCTAssertEqual(try notes.text(of: saved), now)
   }
 
+  func testAStaleSaveIsMergedWithWhatChangedMeanwhileOrRefusedOnAConflict() throws {
+    let notes = try NoteRepository.initialize(at: directory.appendingPathComponent("notes"))
+    let note = try notes.createNote(NoteDraft(title: "Roadmap", content: "one\ntwo\nthree\nfour\n"))
+    let (base, version) = try notes.versionedText(of: note)
+    // Another editor changes the first line meanwhile.
+    guard
+      case .saved = try notes.save(text: base.replacingOccurrences(of: "one\n", with: "ONE\n"), to: note, over: version)
+    else { return XCTFail("not saved") }
+    let commits = try notes.history(of: note).count
+    let edit = base.replacingOccurrences(of: "four\n", with: "FOUR\n")
+    guard case .merged(let merged) = try notes.save(text: edit, to: note, over: version, base: base) else {
+      return XCTFail("not merged")
+    }
+    XCTAssertTrue(try notes.body(of: merged).hasSuffix("ONE\ntwo\nthree\nFOUR\n"))
+    XCTAssertEqual(try notes.history(of: merged).count, commits + 1, "one commit")
+    XCTAssertEqual(try notes.history(of: merged).first?.commit.subject, "nb: edit \(note.path)")
+
+    // Both change the same line: nothing written, the file's text and version handed back.
+    let (now, nowVersion) = try notes.versionedText(of: merged)
+    let clash = base.replacingOccurrences(of: "one\n", with: "uno\n")
+    guard
+      case .changed(let current, let currentVersion) = try notes.save(text: clash, to: note, over: version, base: base)
+    else { return XCTFail("a conflict was saved") }
+    XCTAssertEqual(current, now)
+    XCTAssertEqual(currentVersion, nowVersion)
+    XCTAssertEqual(try notes.text(of: merged), now)
+    XCTAssertEqual(try notes.history(of: merged).count, commits + 1)
+    // A base that is not the version's text is refused, not guessed at.
+    XCTAssertThrowsError(try notes.save(text: clash, to: note, over: version, base: now))
+  }
+
   func testErrorsAreNoteStoreErrors() throws {
     let notes = try NoteRepository.initialize(at: directory.appendingPathComponent("notes"))
     XCTAssertThrowsError(try notes.sync(SyncOptions(remote: "nowhere", credentials: .none))) { error in

@@ -13,7 +13,25 @@ final class NoteMarkdownTests: XCTestCase {
     XCTAssertEqual(rewrite("See [[Road map]].", [0: note]), "See [Road map](/note/work/Road%20map.md).")
     XCTAssertEqual(rewrite("See [[Road map|the plan]].", [0: note]), "See [the plan](/note/work/Road%20map.md).")
     XCTAssertEqual(
-      rewrite("[[Road map#Goals]]", [0: note]), "[Road map\\#Goals](/note/work/Road%20map.md)")
+      rewrite("[[Road map#Goals]]", [0: note]), "[Road map\\#Goals](/note/work/Road%20map.md#goals)")
+  }
+
+  func testAHeadingLinkLandsOnTheHeadingsID() throws {
+    let note = NoteMarkdown.Target(path: "plan.md", isNote: true)
+    XCTAssertEqual(
+      rewrite("[[plan#Next steps: Q3 & after|see]]", [0: note]), "[see](/note/plan.md#next-steps-q3--after)")
+    XCTAssertEqual(
+      rewrite("[[plan#Goals#Über-Ziele]]", [0: note]), "[plan\\#Goals\\#Über\\-Ziele](/note/plan.md#%C3%BCber-ziele)")
+    XCTAssertEqual(rewrite("[[#Goals]]", [:]), "[\\#Goals](#goals)", "a heading of the same note")
+    XCTAssertEqual(rewrite("[[plan#^block1]]", [0: note]), "[plan\\#\\^block1](/note/plan.md)", "a block: the note")
+
+    // The page: the same ids on the headings, whatever inline markup they hold; repeats numbered.
+    let html = NoteMarkdown.addingHeadingIDs(
+      to: try Markdown.html("# Plan\n## Next steps: *Q3* & after\n## Goals\n## Goals\n<h2>raw</h2>\n`<h3>x</h3>`\n"))
+    XCTAssertTrue(html.contains(#"<h1 id="plan">Plan</h1>"#), html)
+    XCTAssertTrue(html.contains(#"<h2 id="next-steps-q3--after">Next steps: <em>Q3</em> &amp; after</h2>"#), html)
+    XCTAssertTrue(html.contains(#"<h2 id="goals">Goals</h2>"#) && html.contains(#"<h2 id="goals-1">Goals</h2>"#), html)
+    XCTAssertFalse(html.contains(#"id="raw""#) || html.contains(#"id="x""#), "raw HTML and code are not headings")
   }
 
   func testUnresolvedWikiLinksSearchForTheirName() {

@@ -110,13 +110,21 @@ final class NoteWebAppTests: XCTestCase {
     _ = try add("Standup", nil, "About [[Roadmap]] today")
     let page = get("/note/" + roadmap.path)
     XCTAssertEqual(page.status, 200, page.html)
-    XCTAssertTrue(page.html.contains("<h1>Plan</h1>"), page.html)
+    XCTAssertTrue(page.html.contains(#"<h1 id="plan">Plan</h1>"#), page.html)
     XCTAssertTrue(page.html.contains(#"<a href="/note/work/goals.md">Goals</a>"#), page.html)
     XCTAssertTrue(page.html.contains(#"href="/search?q=%22Missing%22" title="not found">Missing</a>"#), page.html)
     XCTAssertTrue(page.html.contains("<table>"))
     XCTAssertTrue(page.html.contains(#"href="/search?q=tag%3Aplanning">#planning</a>"#))
     XCTAssertTrue(page.html.contains(#"<a href="/note/inbox/standup.md">Standup</a>"#), "backlink: \(page.html)")
     XCTAssertEqual(get("/note/work/nothing.md").status, 404)
+  }
+
+  func testALinkToAHeadingLandsOnIt() throws {
+    let plan = try add("Plan", "work", "intro\n\n## Next steps\n\nship it\n")
+    let source = try add("Review", "work", "See [[Plan#Next steps]].\n")
+    let review = get("/note/" + source.path).html
+    XCTAssertTrue(review.contains(#"<a href="/note/work/plan.md#next-steps">Plan#Next steps</a>"#), review)
+    XCTAssertTrue(get("/note/" + plan.path).html.contains(#"<h2 id="next-steps">Next steps</h2>"#))
   }
 
   func testNothingANoteHoldsBecomesActive() throws {
@@ -230,7 +238,7 @@ final class NoteWebAppTests: XCTestCase {
     let edited = text.replacingOccurrences(of: "first", with: "second").replacingOccurrences(of: "\n", with: "\r\n")
     let saved = post("/edit/" + note.path, [("text", edited), ("version", loaded)])
     XCTAssertEqual(saved.status, 303, String(decoding: saved.body, as: UTF8.self))
-    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md")
+    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md?saved=1")
     let now = try notes.text(of: note)
     XCTAssertTrue(now.contains("second <b>draft</b>\n") && !now.contains("\r"), now)
     XCTAssertEqual(try notes.history(of: note).first?.commit.subject, "nb: edit work/roadmap.md")
@@ -250,6 +258,70 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertEqual(broken.status, 422)
     XCTAssertTrue(String(decoding: broken.body, as: UTF8.self).contains("title: [\nx\n</textarea>") == false)
     XCTAssertTrue(String(decoding: broken.body, as: UTF8.self).contains("title: [\n---\nx\n</textarea>"))
+    XCTAssertEqual(try notes.text(of: note), now)
+  }
+
+  /// The form's hidden base field (the text it was loaded with, base64) on an edit page.
+  private func base(in html: String) throws -> String {
+    let marker = #"name="base" value=""#
+    let start = try XCTUnwrap(html.range(of: marker)).upperBound
+    return String(html[start...].prefix { $0 != "\"" })
+  }
+
+  func testAStaleSaveIsMergedWithTheChangesMadeMeanwhile() throws {
+    let note = try add("Roadmap", "work", tags: ["plan"], "one\ntwo\nthree\nfour\n")
+    let git = try GitCLI(workTree: notes.root, home: try temp.directory("home"))
+    let form = get("/edit/" + note.path).html
+    let loaded = try version(in: form)
+    let loadedBase = try base(in: form)
+    let text = try notes.text(of: note)
+    XCTAssertEqual(Data(base64Encoded: loadedBase), Data(text.utf8), "the base is the text shown")
+
+    // Meanwhile another editor changes the first line and adds a tag (committed, as nb edit would).
+    let elsewhere = text.replacingOccurrences(of: "one\n", with: "ONE\n")
+      .replacingOccurrences(of: "tags: [plan]", with: "tags: [plan, later]")
+    XCTAssertNotEqual(elsewhere, text.replacingOccurrences(of: "one\n", with: "ONE\n"), "the tag line is there")
+    try Data(elsewhere.utf8).write(to: notes.root.appendingPathComponent(note.path))
+    try notes.save()
+    let commits = try git.logSubjects().count
+
+    // The form, typed in before that: the last line and a front matter key of its own.
+    let typed = text.replacingOccurrences(of: "four\n", with: "FOUR\n")
+      .replacingOccurrences(of: "title: Roadmap\n", with: "title: Roadmap\nstatus: draft\n")
+    XCTAssertNotEqual(typed, text.replacingOccurrences(of: "four\n", with: "FOUR\n"), "the title line is there")
+    let saved = post("/edit/" + note.path, [("text", typed), ("version", loaded), ("base", loadedBase)])
+    XCTAssertEqual(saved.status, 303, String(decoding: saved.body, as: UTF8.self))
+    XCTAssertEqual(saved.header("Location"), "/note/work/roadmap.md?saved=merged")
+    XCTAssertEqual(try git.logSubjects().count, commits + 1, "one commit")
+    XCTAssertEqual(try git.logSubjects().first, "nb: edit work/roadmap.md")
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    let committed = try git.show("HEAD", path: note.path)
+    XCTAssertTrue(committed.hasSuffix("ONE\ntwo\nthree\nFOUR\n"), committed)
+    XCTAssertTrue(committed.contains("status: draft\n"), committed)
+    XCTAssertTrue(committed.contains("tags: [plan, later]"), committed)
+    XCTAssertNotEqual(
+      try NoteRepository.open(at: notes.root).resolve(note.path).updated, note.updated, "updated stamped")
+    XCTAssertTrue(get("/note/work/roadmap.md?saved=merged").html.contains(#"data-draft-saved="work/roadmap.md""#))
+
+    // Both changed the same line: refused, nothing written, the text typed kept and the file shown.
+    let now = try notes.text(of: note)
+    let clash = text.replacingOccurrences(of: "one\n", with: "uno\n")
+    let refused = post("/edit/" + note.path, [("text", clash), ("version", loaded), ("base", loadedBase)])
+    XCTAssertEqual(refused.status, 409)
+    let page = String(decoding: refused.body, as: UTF8.self)
+    XCTAssertTrue(page.contains("uno\ntwo"), "the text typed is kept: \(page)")
+    XCTAssertTrue(page.contains("ONE\ntwo"), "the file now: \(page)")
+    XCTAssertTrue(page.contains(#"data-unsaved="1""#), page)
+    XCTAssertEqual(try version(in: page), try notes.version(of: note), "saving again goes over what was shown")
+    XCTAssertEqual(Data(base64Encoded: try base(in: page)), Data(now.utf8))
+    XCTAssertEqual(try git.show("HEAD", path: note.path), now)
+    XCTAssertEqual(try git.logSubjects().count, commits + 1, "nothing committed")
+    XCTAssertEqual(try git.statusPorcelain(), "")
+
+    // A base that is not the loaded version's text: refused with the text kept.
+    let forged = post(
+      "/edit/" + note.path, [("text", clash), ("version", loaded), ("base", Data("x".utf8).base64EncodedString())])
+    XCTAssertEqual(forged.status, 422)
     XCTAssertEqual(try notes.text(of: note), now)
   }
 
@@ -286,6 +358,16 @@ final class NoteWebAppTests: XCTestCase {
       form.contains(#"<form class="edit" method="post" action="/edit/work/roadmap.md" data-path="work/roadmap.md">"#),
       form)
     XCTAssertTrue(form.contains(#"id="changed-on-disk" role="alert" hidden>"#), form)
+  }
+
+  func testShortcutsAreListedWithoutTheScriptToo() throws {
+    let page = get("/shortcuts")
+    XCTAssertEqual(page.status, 200)
+    XCTAssertTrue(page.html.contains("<dt><kbd>g</kbd> <kbd>t</kbd></dt><dd>Tasks</dd>"), page.html)
+    let home = get("/").html
+    XCTAssertTrue(home.contains(#"<a href="/shortcuts">Keyboard shortcuts</a>"#), home)
+    XCTAssertTrue(home.contains(#"<aside class="shortcuts" id="shortcuts" role="dialog""#), "the script's list")
+    XCTAssertTrue(home.contains(#"aria-label="Keyboard shortcuts" hidden>"#), "hidden until ? is pressed")
   }
 
   func testAssetsAndUnknownAddresses() {

@@ -53,6 +53,9 @@ final class TasksPageTests: XCTestCase {
     let page = get("/tasks")
     XCTAssertEqual(page.status, 200, page.html)
     let overdue = try section("overdue", in: page.html)
+    XCTAssertTrue(overdue.contains(#"<h2>Overdue <span class="count">1</span></h2>"#), overdue)
+    XCTAssertTrue(try section("no-date", in: page.html).contains(#"No date <span class="count">1</span>"#))
+    XCTAssertTrue(try section("today", in: page.html).contains(#"Today <span class="count">2</span>"#))
     XCTAssertTrue(
       overdue.contains(">File taxes</a>") && overdue.contains(#"href="/tasks?project=work">work</a>"#), overdue)
     XCTAssertFalse(overdue.contains("Call mum") || overdue.contains("Ship beta"), overdue)
@@ -93,6 +96,58 @@ final class TasksPageTests: XCTestCase {
     XCTAssertEqual(post("/tasks/done", [("task", mum.selector), ("title", "Call mum")]).status, 303)
     XCTAssertEqual(try notes.resolveTask("home/call-mum.md").task.status, .done)
     XCTAssertEqual(try git.logSubjects().count, commits + 2)
+  }
+
+  func testTickingASubtaskIsWhatTheCLIDoes() throws {
+    let note = try notes.createTask(
+      TaskDraft(title: "Pack", notebook: "home", due: day("2026-03-10"), subtasks: ["passport", "charger", "tickets"]))
+    let task = try notes.resolveTask(note.path)
+    let page = get("/tasks")
+    let today = try section("today", in: page.html)
+    XCTAssertTrue(today.contains(#"<ul class="subtasks">"#), today)
+    for text in ["passport", "charger", "tickets"] {
+      XCTAssertTrue(today.contains(#"<span class="subtask">\#(text)</span>"#), today)
+    }
+    XCTAssertTrue(today.contains(#"name="subtask" value="2">"#) && today.contains(#"name="text" value="charger">"#))
+
+    // The CLI on a clone, at the same instant, is the oracle for the bytes.
+    let clone = temp.url.appendingPathComponent("clone")
+    try git.run("clone", "-q", notes.root.path, clone.path)
+    let cli = try ProcessRunner.run(
+      try NBBinary.url(), arguments: ["--dir", clone.path, "task", "done", task.selector, "--subtask", "2"],
+      environment: [
+        "NB_NOW": "2026-03-10T12:00:00Z", "TZ": "UTC", "HOME": git.home.path, "PATH": "/usr/bin:/bin",
+        "XDG_CONFIG_HOME": git.home.appendingPathComponent(".config").path,
+      ], timeout: 60)
+    XCTAssertEqual(cli.status, 0, cli.stderr)
+
+    let commits = try git.logSubjects().count
+    let ticked = post(
+      "/tasks/subtask",
+      [("task", task.selector), ("title", "Pack"), ("subtask", "2"), ("text", "charger"), ("project", "home")])
+    XCTAssertEqual(ticked.status, 303, ticked.html)
+    XCTAssertEqual(ticked.location, "/tasks?project=home")
+    XCTAssertEqual(try git.logSubjects().count, commits + 1, "one commit")
+    XCTAssertEqual(try git.statusPorcelain(), "")
+    let web = try Data(contentsOf: notes.root.appendingPathComponent(task.note.path))
+    XCTAssertEqual(
+      String(decoding: web, as: UTF8.self),
+      String(decoding: try Data(contentsOf: clone.appendingPathComponent(task.note.path)), as: UTF8.self))
+    XCTAssertTrue(String(decoding: web, as: UTF8.self).contains("- [x] charger"))
+    let after = try section("today", in: get("/tasks").html)
+    XCTAssertTrue(after.contains(#"<li class="depth-0 closed">"#), after)
+    XCTAssertFalse(after.contains(#"name="text" value="charger">"#), "no tick form for a ticked line")
+
+    // Ticked already, or the line is another now: nothing ticked.
+    let again = post(
+      "/tasks/subtask", [("task", task.selector), ("title", "Pack"), ("subtask", "2"), ("text", "charger")])
+    XCTAssertEqual(again.status, 409, again.html)
+    let moved = post(
+      "/tasks/subtask", [("task", task.selector), ("title", "Pack"), ("subtask", "1"), ("text", "tickets")])
+    XCTAssertEqual(moved.status, 409, moved.html)
+    XCTAssertTrue(moved.html.contains("Nothing was ticked"), moved.html)
+    XCTAssertEqual(post("/tasks/subtask", [("task", task.selector), ("title", "Pack")]).status, 400)
+    XCTAssertEqual(try git.logSubjects().count, commits + 1)
   }
 
   func testATaskThatChangedOrIsGoneIsNotTicked() throws {

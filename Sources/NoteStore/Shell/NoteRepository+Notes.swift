@@ -183,7 +183,8 @@ extension NoteRepository {
           text = try templateCall { try library.render(prepared[index].template, context: context) }
         }
         text = try frontMatterCall(path) {
-          try frontMatter(index, try FrontMatter.settingNewNoteKeys(id: id, title: title, stamp: stamp, tags: tags, in: text))
+          try frontMatter(
+            index, try FrontMatter.settingNewNoteKeys(id: id, title: title, stamp: stamp, tags: tags, in: text))
         }
         try makeNotebookDirectories(notebook, title: notebookTitle, in: &tx)
         try tx.write(path, text)
@@ -272,6 +273,36 @@ extension NoteRepository {
       }
       guard Data(text.utf8) != data else { return .unchanged(note) }
       return .saved(try stampAndWrite(note.path, text: text, in: &tx, subject: "edit \(note.path)"))
+    }
+  }
+
+  /// Saves `text` as ``save(text:to:over:)`` does, but an edit that started from an older version is merged rather
+  /// than refused: `base` is the text the edit started from (the text whose ``version(of:)`` is `version`), and the
+  /// edit is combined with the file as it is now by the three-way merge ``sync(_:)`` uses for a note both devices
+  /// changed (front matter key by key, the later `updated`, tags and aliases as sets, the body line by line). A clean
+  /// merge is stamped and committed as one edit (``TextSave/merged(_:)``); when both changed the same lines or the
+  /// same key, nothing is written (``TextSave/changed(text:version:)``, the file's text and version now).
+  /// - Throws: ``NoteStoreError/invalidArgument(_:)`` when `base` is not the text of `version`;
+  ///   ``NoteStoreError/malformedFrontMatter(path:line:detail:)`` as ``save(text:to:over:)`` does.
+  public func save(text: String, to note: Note, over version: String, base: String) throws -> TextSave {
+    guard NoteHistory.sha256Hex(Data(base.utf8)) == version else {
+      throw NoteStoreError.invalidArgument(
+        "the text the edit of \(note.path) started from is not version \(version.prefix(12)); reload it and edit again")
+    }
+    return try mutate { tx in
+      let data = try FileSystem.read(absolute(note.path))
+      let currentVersion = NoteHistory.sha256Hex(data)
+      let refused = TextSave.changed(text: String(decoding: data, as: UTF8.self), version: currentVersion)
+      if currentVersion == version {
+        guard Data(text.utf8) != data else { return .unchanged(note) }
+        return .saved(try stampAndWrite(note.path, text: text, in: &tx, subject: "edit \(note.path)"))
+      }
+      // Ours is the file: its bytes are kept wherever only the edit's side did not change them.
+      guard let current = Self.decodeUTF8(data),
+        case .clean(let merged) = NoteMerge.merge(base: base, ours: current, theirs: text)
+      else { return refused }
+      guard merged != current else { return .unchanged(note) }
+      return .merged(try stampAndWrite(note.path, text: merged, in: &tx, subject: "edit \(note.path)"))
     }
   }
 
@@ -490,12 +521,15 @@ extension NoteRepository {
   }
 }
 
-/// What ``NoteRepository/save(text:to:over:)`` came to.
+/// What ``NoteRepository/save(text:to:over:)`` (or the merging ``NoteRepository/save(text:to:over:base:)``) came to.
 public enum TextSave: Equatable, Sendable {
   /// Written, stamped and committed: the note as it is now.
   case saved(Note)
   /// The text is the file's already: nothing written, nothing committed.
   case unchanged(Note)
+  /// The file had changed since the edit started and both were combined (``NoteRepository/save(text:to:over:base:)``):
+  /// the merge written, stamped and committed as one edit; the note as it is now.
+  case merged(Note)
   /// The file is no longer the version the edit started from (another editor, a sync, another browser): nothing
   /// written. Its text and version now, to show beside the edit or to save over knowingly.
   case changed(text: String, version: String)

@@ -805,6 +805,11 @@ extension NoteHistory {
   static func sha256Hex(_ data: Data) -> String {
     SHA256.hash([UInt8](data)).map { String(format: "%02x", $0) }.joined()
   }
+
+  /// The SHA-256 digest of `bytes`: what ``PasswordHash``'s PBKDF2 is built on.
+  static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    SHA256.hash(bytes)
+  }
 }
 
 extension StoredFile {
