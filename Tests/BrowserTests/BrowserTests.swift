@@ -11,6 +11,7 @@ final class BrowserTests: XCTestCase {
   func testBrowsingTheTreeAndANote() throws { try run("browse") }
   func testEditingAndSavingCommits() throws { try run("edit_and_save") }
   func testAnEditWhileVimChangesTheFileLosesNothing() throws { try run("edit_while_vim_changes") }
+  func testAnEditWhileVimChangesAnotherLineIsMerged() throws { try run("edit_merged_with_vim") }
   func testANoteAddedInATerminalAppearsWithoutAReload() throws { try run("live_add") }
   func testTickingATask() throws { try run("tick_task") }
   func testCapturingAndFilingAnInboxItem() throws { try run("file_inbox") }
@@ -19,6 +20,8 @@ final class BrowserTests: XCTestCase {
   func testANoteFullOfAttacksRunsNothing() throws { try run("attacks") }
   func testAnotherSiteCannotWriteANote() throws { try run("cross_origin") }
   func testDrawingAPenStrokeWithPressure() throws { try run("draw") }
+  func testTheSyncButtonPushes() throws { try run("sync_button") }
+  func testKeyboardShortcuts() throws { try run("shortcuts") }
   func testPagesFitAPhoneInTheDarkTheme() throws { try run("phone") }
 
   private func run(_ scenario: String, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import threading
+import urllib.parse
 
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.actions import interaction
@@ -16,6 +17,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from harness import Failure, check, equal, log_in, screenshot, text, until, wait
+
+
+def _at(driver, path):
+    """Whether the page shown is `path`, whatever its query (a save's redirect says ?saved=…)."""
+    return urllib.parse.urlsplit(driver.current_url).path == path
 
 
 def _element_text_contains(selector, needle):
@@ -39,12 +45,12 @@ def browse(repo, server, driver):
         check(name in tree, f"home page lacks {name}: {tree}")
     screenshot(driver, "home")
     driver.find_element(By.LINK_TEXT, "work").click()
-    wait(driver, lambda d: d.current_url.endswith("/notebook/work"), message="the work notebook")
+    wait(driver, lambda d: _at(d, "/notebook/work"), message="the work notebook")
     listed = text(driver, "main")
     check("Goals" in listed and "Groceries" not in listed, f"notebook page: {listed}")
     driver.get(server.base + "/notebook/work/projects")
     driver.find_element(By.LINK_TEXT, "Roadmap").click()
-    wait(driver, lambda d: d.current_url.endswith("/note/work/projects/roadmap.md"), message="the note page")
+    wait(driver, lambda d: _at(d, "/note/work/projects/roadmap.md"), message="the note page")
     equal(text(driver, "h1.note-title"), "Roadmap", "note title")
     body = driver.find_element(By.CSS_SELECTOR, ".body")
     check(body.find_elements(By.CSS_SELECTOR, "table td"), "the table is rendered as a table")
@@ -56,7 +62,7 @@ def browse(repo, server, driver):
     screenshot(driver, "note")
     # The wiki link goes to the linked note, whose backlinks name this one.
     body.find_element(By.LINK_TEXT, "Goals").click()
-    wait(driver, lambda d: d.current_url.endswith("/note/work/goals.md"), message="the linked note")
+    wait(driver, lambda d: _at(d, "/note/work/goals.md"), message="the linked note")
     check("Roadmap" in text(driver, ".backlinks"), "Goals' backlinks list Roadmap")
 
 
@@ -72,7 +78,7 @@ def edit_and_save(repo, server, driver):
     area.send_keys("added in the browser\n")
     screenshot(driver, "edit")
     driver.find_element(By.CSS_SELECTOR, "form.edit button[type=submit]").click()
-    wait(driver, lambda d: d.current_url.endswith("/note/" + path), message="the note after saving")
+    wait(driver, lambda d: _at(d, "/note/" + path), message="the note after saving")
     check("added in the browser" in text(driver, ".body"), "the saved text shows")
     equal(repo.commits(), before + 1, "one commit for the save")
     file = repo.read(path)
@@ -113,6 +119,30 @@ def edit_while_vim_changes(repo, server, driver):
           "the typed text is still in the form")
     equal(repo.commits(), commits, "nothing committed")
     check("the line from vim" in repo.read(path), "vim's line is in the file")
+
+
+def edit_merged_with_vim(repo, server, driver):
+    """vim saves another part of the note while the form is open: the save merges both, as a sync would, in one
+    commit; nothing typed in either place is lost."""
+    path = repo.nb("add", "Merged", "--content", "first line\nmiddle line\nlast line").split()[0]
+    log_in(driver, server)
+    driver.get(server.base + "/edit/" + path)
+    area = driver.find_element(By.CSS_SELECTOR, "textarea#text")
+    area.send_keys(Keys.CONTROL, Keys.END)
+    area.send_keys("typed in the browser\n")
+    _vim(repo, path, "%s/first line/first line, changed in vim/")
+    repo.nb("save")
+    wait(driver, lambda d: d.find_element(By.ID, "changed-on-disk").is_displayed(), message="the changed notice")
+    commits = repo.commits()
+    driver.find_element(By.CSS_SELECTOR, "form.edit button[type=submit]").click()
+    wait(driver, lambda d: _at(d, "/note/" + path), message="the note after the merged save")
+    file = repo.read(path)
+    check("first line, changed in vim\nmiddle line\nlast line\ntyped in the browser\n" in file,
+          f"both edits are in the file: {file!r}")
+    equal(repo.commits(), commits + 1, "one commit for the merged save")
+    equal(repo.git("status", "--porcelain"), "", "nothing left uncommitted")
+    shown = text(driver, ".body")
+    check("changed in vim" in shown and "typed in the browser" in shown, f"the page shows both: {shown}")
 
 
 def live_add(repo, server, driver):
@@ -207,7 +237,7 @@ def history_restore(repo, server, driver):
     before = repo.commits()
     driver.find_element(By.CSS_SELECTOR, f"form input[name=commit][value='{oldest}']").find_element(
         By.XPATH, "./ancestor::form").find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait(driver, lambda d: d.current_url.endswith("/note/" + path), message="the note after restoring")
+    wait(driver, lambda d: _at(d, "/note/" + path), message="the note after restoring")
     check("version one" in text(driver, ".body"), "the restored text shows")
     equal(repo.commits(), before + 1, "restoring is one new commit")
     body = lambda text: text.split("---\n", 2)[-1]
@@ -409,10 +439,54 @@ def draw(repo, server, driver):
     equal(shown, rendered, "the page shows what nb ink render renders")
 
 
+def sync_button(repo, server, driver):
+    """The home page's sync state and its Sync button: exactly nb sync, the remote gets the commits."""
+    bare = os.path.join(repo.work, "remote.git")
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", bare], env=repo.env, check=True, timeout=60)
+    repo.nb("remote", "add", "origin", bare)
+    repo.nb("add", "Travels", "--content", "to sync")
+    log_in(driver, server)
+    state = text(driver, "#sync")
+    check("main" in state, f"the branch is shown: {state}")
+    screenshot(driver, "home-sync")
+    driver.find_element(By.CSS_SELECTOR, "#sync button[type=submit]").click()
+    wait(driver, lambda d: "Travels" in subprocess.run(
+        ["git", "--git-dir", bare, "log", "--format=%s", "--name-only", "main"], env=repo.env, capture_output=True,
+        text=True).stdout or "travels" in subprocess.run(
+        ["git", "--git-dir", bare, "ls-tree", "-r", "--name-only", "main"], env=repo.env, capture_output=True,
+        text=True).stdout, seconds=30, message="the remote to hold the note")
+    equal(repo.git("rev-parse", "HEAD"),
+          subprocess.run(["git", "--git-dir", bare, "rev-parse", "main"], env=repo.env, capture_output=True,
+                         text=True).stdout, "the remote's main is this device's HEAD")
+
+
+def shortcuts(repo, server, driver):
+    """`?` lists the keys; `g t` goes to the tasks, `/` to the search box; nothing fires while typing."""
+    log_in(driver, server)
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("?")
+    wait(driver, lambda d: d.find_element(By.ID, "shortcuts").is_displayed(), message="the list of keys")
+    check("g t" in text(driver, "#shortcuts") or "g</kbd> <kbd>t" in driver.page_source, "the list names g t")
+    body.send_keys(Keys.ESCAPE)
+    wait(driver, lambda d: not d.find_element(By.ID, "shortcuts").is_displayed(), message="Esc to close it")
+    # Typed into the capture box, the same keys are text.
+    box = driver.find_element(By.CSS_SELECTOR, "form.capture input[name=text]")
+    box.send_keys("gt?")
+    equal(box.get_attribute("value"), "gt?", "keys typed in a field stay text")
+    check(_at(driver, "/"), "and go nowhere")
+    box.send_keys(Keys.ESCAPE)
+    driver.execute_script("document.activeElement.blur()")
+    driver.find_element(By.TAG_NAME, "body").send_keys("g", "t")
+    wait(driver, lambda d: _at(d, "/tasks"), message="g t to open the tasks")
+    driver.find_element(By.TAG_NAME, "body").send_keys("/")
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("name") == "q", message="/ to focus the search")
+
+
 SCENARIOS = {
     "browse": (browse, {}),
     "edit_and_save": (edit_and_save, {}),
     "edit_while_vim_changes": (edit_while_vim_changes, {}),
+    "edit_merged_with_vim": (edit_merged_with_vim, {}),
     "live_add": (live_add, {}),
     "tick_task": (tick_task, {}),
     "file_inbox": (file_inbox, {}),
@@ -421,5 +495,7 @@ SCENARIOS = {
     "attacks": (attacks, {}),
     "cross_origin": (cross_origin, {}),
     "draw": (draw, {}),
+    "sync_button": (sync_button, {}),
+    "shortcuts": (shortcuts, {}),
     "phone": (phone, {"width": 390, "height": 844, "mobile": True}),
 }
