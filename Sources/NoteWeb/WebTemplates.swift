@@ -1207,7 +1207,7 @@ enum WebTemplates {
       </ul>
       {% endif %}
       <h1>Recent</h1>
-      {% include "note-list.html" %}
+      {{ notes_html }}
     </section>
     <section class="sync" id="sync">
       <h1>Sync</h1>
@@ -1292,23 +1292,6 @@ enum WebTemplates {
     {% endblock %}
 
     """#,
-    "note-list.html": #"""
-    {% if notes %}
-    <ul class="notes">
-      {% for note in notes %}
-      <li>
-        <a class="title" href="{{ note.url|e }}">{{ note.title|e }}</a>
-        <span class="meta"><span class="path">{{ note.path|e }}</span>{% if note.updated %} · <time datetime="{{ note.updated|e }}">{{ note.updated_day|e }}</time>{% endif %}{% if note.has_ink %} · ink{% endif %}</span>
-        {% if note.tags %}<span class="tags">{% for tag in note.tags %}<a class="chip tag" href="{{ tag.url|e }}">#{{ tag.name|e }}</a> {% endfor %}</span>{% endif %}
-        {% if note.snippet_html %}<p class="snippet">{{ note.snippet_html }}</p>{% endif %}
-      </li>
-      {% endfor %}
-    </ul>
-    {% else %}
-    <p class="empty">No notes.</p>
-    {% endif %}
-
-    """#,
     "note.html": #"""
     {% extends "base.html" %}
     {% block title %}{{ note.title|e }} · nb{% endblock %}
@@ -1369,7 +1352,7 @@ enum WebTemplates {
     </ul>
     {% endif %}
     <p class="sort">Sort: {% for option in sorts %}{% if option.current %}<strong>{{ option.name|e }}</strong>{% else %}<a href="{{ option.url|e }}">{{ option.name|e }}</a>{% endif %} {% endfor %}</p>
-    {% include "note-list.html" %}
+    {{ notes_html }}
     {% include "pager.html" %}
     {% endblock %}
 
@@ -1394,7 +1377,7 @@ enum WebTemplates {
     {% elif query %}
     <p class="count">{{ total|e }} {% if total == 1 %}note{% else %}notes{% endif %}{% if not read_only %}
     <form class="inline" method="post" action="{% if pinned %}/unpin{% else %}/pin{% endif %}"><input type="hidden" name="csrf" value="{{ csrf|e }}"><input type="hidden" name="q" value="{{ query|e }}"><input type="hidden" name="from" value="search"><button type="submit">{% if pinned %}Unpin this search{% else %}Pin this search to the home page{% endif %}</button></form>{% endif %}</p>
-    {% include "note-list.html" %}
+    {{ notes_html }}
     {% include "pager.html" %}
     {% endif %}
     <details class="help">
@@ -1484,6 +1467,11 @@ enum WebTemplates {
     h1 .count { font-weight: normal; }
     ul.notes li { padding: .5rem 0; border-bottom: 1px solid var(--line); }
     ul.notes .title { font-weight: 600; display: block; }
+    ul.notes li::after { content: ""; display: block; clear: both; }
+    ul.notes .thumb {
+      float: right; width: 3rem; height: 4rem; object-fit: contain; margin-left: .6rem; background: #fff;
+      border: 1px solid var(--line); border-radius: 3px;
+    }
     .snippet { margin: .2rem 0 0; color: var(--muted); }
     mark { background: var(--mark); color: inherit; border-radius: 2px; }
     .chip {

@@ -222,6 +222,12 @@ final class NoteWebAppTests: XCTestCase {
     XCTAssertEqual(svg.body, try InkSVG.renderData(try XCTUnwrap(try notes.ink(of: note))), "what nb ink render draws")
     XCTAssertEqual(get("/ink/\(note.path)?page=1").status, 404)
     XCTAssertEqual(get("/ink/inbox/none.md").status, 404)
+    // Lists show a note with ink with a thumbnail of its first page; a note without ink has none.
+    _ = try add("Plain", nil, "no drawing")
+    for list in [get("/").html, get("/notebook/inbox").html] {
+      XCTAssertTrue(list.contains(#"<img class="thumb" src="\#(source)" alt="" loading="lazy">"#), list)
+      XCTAssertEqual(list.components(separatedBy: #"class="thumb""#).count - 1, 1, list)
+    }
   }
 
   func testEditingSavesAsNbEditDoesOverTheLoadedVersionOnly() throws {
