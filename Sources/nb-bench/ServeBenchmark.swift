@@ -1,5 +1,4 @@
 import Foundation
-import NBTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -13,12 +12,7 @@ import NBTestSupport
 /// process (one connection per request, read to the end), so a row's time is the server's plus loopback's.
 func serveBenchmark(options: Options) throws {
   let work = options.workDirectory + "/serve"
-  try? FileManager.default.removeItem(atPath: work)
-  try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-  let home = work + "/home"
-  try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-  try GitCLI.writeConfig(home: URL(fileURLWithPath: home))
-  let environment = ["HOME": home, "NB_DEVICE": "bench"]
+  let environment = try freshWorkDirectory(work)
   let pages = options.quick ? 3 : max(50, options.samples * 4)
   let pagesLive = options.quick ? 5 : 100
   let idleSeconds = options.quick ? 0.5 : 10.0

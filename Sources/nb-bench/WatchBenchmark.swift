@@ -13,12 +13,8 @@ import NoteStore
 /// 10 000-note repository, and what a watcher costs while nothing happens.
 func watchBenchmark(options: Options) throws {
   let work = options.workDirectory + "/watch"
-  try? FileManager.default.removeItem(atPath: work)
-  try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-  let home = work + "/home"
-  try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-  try GitCLI.writeConfig(home: URL(fileURLWithPath: home))
-  let environment = ["HOME": home, "NB_DEVICE": "bench"]
+  let environment = try freshWorkDirectory(work)
+  let home = environment["HOME"]!
   let edits = options.quick ? options.samples : max(5, min(options.samples, 20))
 
   print("## nb watch: propagation between two devices (\(edits) edits; p50 / p95 in seconds)\n")
@@ -202,6 +198,15 @@ private func propagation(
 }
 
 /// `notes` notes spread over `notebooks` notebooks, committed by the git CLI (setup, not measured).
+/// Empties `work` and makes it a home of its own (git's identity set) for the family's processes: their environment.
+func freshWorkDirectory(_ work: String) throws -> [String: String] {
+  try? FileManager.default.removeItem(atPath: work)
+  let home = work + "/home"
+  try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+  try GitCLI.writeConfig(home: URL(fileURLWithPath: home))
+  return ["HOME": home, "NB_DEVICE": "bench"]
+}
+
 func buildNotebooks(at root: String, notes: Int, notebooks: Int, environment: [String: String]) throws {
   try? FileManager.default.removeItem(atPath: root)
   _ = must(spawn([nbPath, "init", root], cwd: "/", environment: environment), "nb init")
