@@ -35,9 +35,13 @@ public final class LiveUpdates: @unchecked Sendable {
   /// Starts a feed of the repository at `root`, published to every subscriber from now on. With `journalFor`, the
   /// feed also keeps that repository's change journal (see ``RepositoryFeed``), so the pages' queries never walk.
   /// - Throws: ``WatchError`` when the root cannot be watched.
-  public func listen(to root: URL, journalFor repository: NoteRepository? = nil) throws {
+  /// `immediately` is called on the watcher's thread as soon as a file is seen to change, before the change reaches
+  /// any page (see ``RepositoryFeed/start(immediately:_:)``).
+  public func listen(
+    to root: URL, journalFor repository: NoteRepository? = nil, immediately: (@Sendable () -> Void)? = nil
+  ) throws {
     let feed = try RepositoryFeed(root: root, journalFor: repository)
-    feed.start { [weak self] change in self?.publish(change) }
+    feed.start(immediately: immediately) { [weak self] change in self?.publish(change) }
     lock.withLock { self.feed = feed }
   }
 

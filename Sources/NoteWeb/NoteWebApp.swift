@@ -22,6 +22,9 @@ public final class NoteWebApp {
   public var fileLimit: Int64 = 1 << 30
 
   let pages = WebPages()
+  /// Note pages kept while their files and the repository stay as they were (see ``PageCache``); nil: every page is
+  /// made anew (no watcher tells this app of changes made by others).
+  var pageCache: PageCache?
 
   /// An app serving `repository` under `security`'s rules.
   public init(repository: NoteRepository, security: WebSecurity) {
@@ -36,11 +39,23 @@ public final class NoteWebApp {
       return security.finish(response)
     case .allow:
       var response: WebResponse
-      do {
-        // A page is several queries (the note, its links, backlinks, attachments): one look at what changed for all.
-        response = try repository.withConsistentIndex { try route(request) }
-      } catch {
-        response = errorPage(for: error)
+      let cached = cachedPage(request)
+      if let page = cached?.page {
+        response = page
+      } else {
+        do {
+          // A page is several queries (the note, its links, backlinks, attachments): one look at what changed for
+          // all.
+          response = try repository.withConsistentIndex { try route(request) }
+        } catch {
+          response = errorPage(for: error)
+        }
+        if let cached, response.status == 200 {
+          pageCache?.keep(
+            response, for: request.target, files: cached.files, stamps: cached.stamps, generation: cached.generation)
+        }
+        // Whatever a form changed, the pages kept may show it: the watcher would say so too, a moment later.
+        if request.method == "POST" { pageCache?.invalidate() }
       }
       if request.method == "HEAD" {
         response.body = Data()
@@ -49,6 +64,22 @@ public final class NoteWebApp {
       }
       return security.finish(response)
     }
+  }
+
+  /// For a note page (`GET /note/PATH`): the page kept for this request, or else what keeping the one about to be
+  /// made needs — the files it shows directly and their stat data, and the cache's generation, both taken before
+  /// the page is read. nil for every other request.
+  private func cachedPage(
+    _ request: WebRequest
+  ) -> (page: WebResponse?, files: [String], stamps: [PageCache.Stamp?], generation: UInt64)? {
+    guard let pageCache, request.method == "GET" || request.method == "HEAD",
+      let rest = request.path.dropPrefix("/note/"), let path = try? WebPath.repositoryPath(rest)
+    else { return nil }
+    if let page = pageCache.page(for: request.target) { return (page, [], [], 0) }
+    let generation = pageCache.currentGeneration
+    let root = repository.root.path
+    let files = [root + "/" + path, root + "/" + NoteRepository.inkPath(ofNoteAt: path)]
+    return (nil, files, files.map(PageCache.Stamp.of), generation)
   }
 
   // MARK: - Routes

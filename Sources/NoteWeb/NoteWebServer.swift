@@ -91,9 +91,11 @@ public enum NoteWebServer {
     // change journal too (unless `nb watch` already does), so a page's query checks only what changed instead of
     // walking every note's stat data (a quarter of a second per page at 100 000 notes).
     let live = LiveUpdates()
-    try? live.listen(to: repository.root, journalFor: repository)
+    // Pages made are answered again until a file changes; without a watcher nothing would say so, so nothing is kept.
+    let cache = PageCache()
+    let watching = (try? live.listen(to: repository.root, journalFor: repository) { cache.invalidate() }) != nil
     defer { live.finishAll() }
-    let gate = Gate(repository: repository, configuration: configuration, live: live)
+    let gate = Gate(repository: repository, configuration: configuration, live: live, cache: watching ? cache : nil)
     let responder = CallbackResponder<ClientContext> { request, context in
       await gate.respond(to: request, client: context.client)
     }
@@ -214,13 +216,15 @@ public enum NoteWebServer {
     private let repository: NoteRepository
     private let configuration: Configuration
     private let live: LiveUpdates
+    private let cache: PageCache?
     /// Set on `queue` once the port is known; read only there.
     private var app: NoteWebApp?
 
-    init(repository: NoteRepository, configuration: Configuration, live: LiveUpdates) {
+    init(repository: NoteRepository, configuration: Configuration, live: LiveUpdates, cache: PageCache?) {
       self.repository = repository
       self.configuration = configuration
       self.live = live
+      self.cache = cache
     }
 
     func start(port: Int) {
@@ -235,7 +239,9 @@ public enum NoteWebServer {
           // Another loopback address (127.0.0.2, ::1): the printed URL names it.
           security.otherHosts = [configuration.host.lowercased()]
         }
-        app = NoteWebApp(repository: repository, security: security)
+        let app = NoteWebApp(repository: repository, security: security)
+        app.pageCache = cache
+        self.app = app
       }
     }
 

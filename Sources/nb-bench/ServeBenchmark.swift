@@ -28,14 +28,22 @@ func serveBenchmark(options: Options) throws {
     print("\n## nb serve, \(size) notes (index built; \(pages) requests per row, one connection each)\n")
     print("| request | first ms | p50 ms | p95 ms | status |")
     print("|---|---:|---:|---:|---|")
+    // The server keeps note pages it made until a file changes: a page made anew is a note not asked for before.
+    let notebooks = max(1, size / 100)
+    func notePath(_ i: Int) -> String {
+      let i = i % size
+      return "/note/area-\(i % notebooks / 100)/notebook-\(i % notebooks)/note-\(i).md"
+    }
     for (name, path) in [
-      ("note page", note), ("notebook page (first 50 of 100)", notebook), ("home page", "/"),
-      ("search (one word, 50 hits)", "/search?q=text"),
+      ("note page, made (a note not asked for before)", { (i: Int) in notePath(size / 2 + i) }),
+      ("note page, kept (the same note again)", { _ in note }),
+      ("notebook page (first 50 of 100)", { _ in notebook }), ("home page", { _ in "/" }),
+      ("search (one word, 50 hits)", { _ in "/search?q=text" }),
     ] {
       var times: [Double] = []
       var statuses = Set<Int>()
-      for _ in 0..<pages {
-        let (seconds, status) = try server.get(path)
+      for i in 0..<pages {
+        let (seconds, status) = try server.get(path(i))
         times.append(seconds)
         statuses.insert(status)
       }
@@ -47,6 +55,18 @@ func serveBenchmark(options: Options) throws {
     if let wrk = which("wrk"), !options.quick {
       let result = try server.wrk(wrk, path: note, seconds: 10, connections: 32)
       print("| wrk, note page, 32 connections, 10 s: pages/s / p50 / p99 | \(result) | | | |")
+      // Many notes in turn: each made once (the first round), then answered from what the server kept.
+      let count = min(size, 2_000)
+      let script = """
+        local i = 0
+        request = function()
+          i = (i + 1) % \(count)
+          local k = (i * 7919) % \(size)
+          return wrk.format(nil, "/note/area-" .. math.floor((k % \(notebooks)) / 100) .. "/notebook-" .. (k % \(notebooks)) .. "/note-" .. k .. ".md")
+        end
+        """
+      let many = try server.wrk(wrk, path: note, seconds: 10, connections: 32, script: script)
+      print("| wrk, \(count) different note pages in turn, 32 connections, 10 s: pages/s / p50 / p99 | \(many) | | | |")
     } else if !options.quick {
       print("| wrk | not installed (apt-get install wrk) | | | |")
     }
@@ -160,15 +180,19 @@ private final class ServedRepository {
   }
 
   /// wrk's pages per second and latency percentiles for `path`.
-  func wrk(_ wrk: String, path: String, seconds: Int, connections: Int) throws -> String {
+  /// With `script` (Lua), the requests are the script's.
+  func wrk(_ wrk: String, path: String, seconds: Int, connections: Int, script: String? = nil) throws -> String {
     let out = FileManager.default.temporaryDirectory.appendingPathComponent("nb-bench-wrk-\(getpid()).txt").path
-    defer { try? FileManager.default.removeItem(atPath: out) }
+    let lua = FileManager.default.temporaryDirectory.appendingPathComponent("nb-bench-wrk-\(getpid()).lua").path
+    defer {
+      try? FileManager.default.removeItem(atPath: out)
+      try? FileManager.default.removeItem(atPath: lua)
+    }
+    if let script { try script.write(toFile: lua, atomically: true, encoding: .utf8) }
     _ = must(
       spawn(
-        [
-          wrk, "-t2", "-c\(connections)", "-d\(seconds)s", "--latency", "-H", "X-NB-Token: \(token)",
-          "http://127.0.0.1:\(port)\(path)",
-        ], cwd: "/", output: out), "wrk")
+        [wrk, "-t2", "-c\(connections)", "-d\(seconds)s", "--latency", "-H", "X-NB-Token: \(token)"]
+          + (script == nil ? [] : ["-s", lua]) + ["http://127.0.0.1:\(port)\(path)"], cwd: "/", output: out), "wrk")
     let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
     func field(_ prefix: String) -> String {
       text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(prefix) }

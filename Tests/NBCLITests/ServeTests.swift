@@ -429,6 +429,54 @@ final class ServeTests: NBCLITestCase {
     XCTAssertTrue(stream.waitForEnd(seconds: 10), "the stream ends with the server")
   }
 
+  func testNotePagesShowEveryChangeWhoeverMadeIt() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--notebook", "work", "--content", "first draft")
+    let server = try ServeProcess(self, ["serve", "--port", "0", "--json"])
+    defer { server.stop() }
+    let token = ("X-NB-Token", server.token)
+    func roadmap() throws -> String {
+      let answer = try http(server.port, "/note/work/roadmap.md", headers: [token])
+      XCTAssertEqual(answer.status, 200, answer.body)
+      return answer.body
+    }
+    let first = try roadmap()
+    XCTAssertTrue(first.contains("first draft"), first)
+    XCTAssertEqual(try roadmap(), first, "nothing changed: the same page")
+
+    // The note itself, rewritten by another program: the very next request shows it (pages are kept for `wrk`'s
+    // sake, never past a change to their own file).
+    for round in 1...20 {
+      let text = try String(contentsOf: url("work/roadmap.md"), encoding: .utf8)
+      try write("work/roadmap.md", text.replacingOccurrences(of: "draft \(round - 1)", with: "") + "draft \(round)\n")
+      let page = try roadmap()
+      XCTAssertTrue(page.contains("draft \(round)"), "round \(round): \(page)")
+    }
+
+    // Another note linking to it, written by another program: its backlink appears (what other files hold reaches
+    // a page kept before through the file watcher, within its latency).
+    try write("work/standup.md", "---\ntitle: Standup\n---\nSee [[Roadmap]].\n")
+    var page = try roadmap()
+    let deadline = Date().addingTimeInterval(2)
+    while !page.contains("/standup.md\">Standup</a>"), Date() < deadline {
+      usleep(20_000)
+      page = try roadmap()
+    }
+    XCTAssertTrue(page.contains("/standup.md\">Standup</a>"), "backlink within 2 s: \(page)")
+
+    // A form of the page's own (an edit), then the page: the saved text.
+    let browser = try Browser(server, page: "/edit/work/roadmap.md")
+    let version = try XCTUnwrap(browser.page.range(of: #"name="version" value=""#)).upperBound
+    let saved = try browser.post(
+      "/edit/work/roadmap.md",
+      [
+        ("version", String(browser.page[version...].prefix { $0 != "\"" })),
+        ("text", "---\ntitle: Roadmap\n---\nedited in the browser\n"),
+      ])
+    XCTAssertEqual(saved.status, 303, saved.body)
+    XCTAssertTrue(try roadmap().contains("edited in the browser"))
+  }
+
   func testANoteArrivingBySyncReachesOpenPagesWithinASecond() throws {
     try makeRepository()
     let remote = temp.file("remote.git")

@@ -7,6 +7,9 @@ extension NoteRepository {
   /// The sidecar path of a note (whether or not it exists).
   public func inkPath(of note: Note) -> String { RepoPaths.sidecars(of: note.path)[0] }
 
+  /// The ink sidecar's path of the note at `path` (relative to the root), whether either exists or not.
+  public static func inkPath(ofNoteAt path: String) -> String { RepoPaths.sidecars(of: path)[0] }
+
   /// The note's ink, or nil when it has no sidecar. A sidecar that cannot be parsed is an error naming its line.
   public func ink(of note: Note) throws -> InkDocument? {
     try readInk(of: note).document

@@ -358,11 +358,20 @@ public final class NoteRepository {
         // Only a repository with an index pays for keeping it current (one ref lookup, then its rows).
         let indexed = index.isPresent
         let before = indexed ? try git.headID() : nil
-        let commit = try git.commit(
-          paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs, device: device), date: clock())
+        // Part of the same operation, so the next search sees this change without walking the work tree for it;
+        // made on another core while libgit2 commits.
+        let record = indexed ? index.beginRecordingCommit(paths: tx.paths, from: before) : nil
+        let commit: String?
+        do {
+          commit = try git.commit(
+            paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs, device: device),
+            date: clock())
+        } catch {
+          record?.abandon()
+          throw error
+        }
         Phases.mark("git commit")
-        // Part of the same operation, so the next search sees this change without walking the work tree for it.
-        if indexed { index.recordCommit(paths: tx.paths, from: before, to: commit ?? before) }
+        record?.finish(at: commit ?? before)
         Phases.mark("index after commit")
       }
       tx.journal?.finish()

@@ -96,13 +96,26 @@ public final class RepositoryFeed: @unchecked Sendable {
   public var keepsJournal: Bool { journal != nil }
 
   /// Starts reporting to `handler`, one change at a time, in order, on a queue of the feed's own. Call once.
-  public func start(_ handler: @escaping @Sendable (Change) -> Void) {
+  ///
+  /// `immediately`, when given, is called on the watcher's own thread as soon as any file of the repository
+  /// (outside `.git`) is seen to change, before the change is gathered for `handler`: for a cache of what the files
+  /// show, which must be dropped before anyone told of the change asks again.
+  public func start(
+    immediately: (@Sendable () -> Void)? = nil, _ handler: @escaping @Sendable (Change) -> Void
+  ) {
     let journal = self.journal
     let requestDirectory = self.requestDirectory
     files.start { [weak self] batch in
       // Recorded here, on the notification thread, not on the feed's queue: a query waits for the answer to its
       // request, and the handler may be busy.
       if let journal { JournalRecorder.record(batch, in: journal, requestDirectory: requestDirectory) }
+      if let immediately {
+        switch batch {
+        // The journal's requests are every query's bookkeeping under .git: no file changed.
+        case .events(let events): if events.contains(where: { !$0.path.hasPrefix(".git/") }) { immediately() }
+        case .rescan, .rootGone: immediately()
+        }
+      }
       guard let self else { return }
       self.queue.async {
         guard !self.stopped else { return }
