@@ -120,17 +120,10 @@ public final class NoteWebApp {
   }
 
   private func home(_ request: WebRequest, status: Int = 200, problem: String? = nil) throws -> WebResponse {
-    let notebooks: [[String: Any]] = try repository.notebookCounts().map { count in
-      [
-        "name": count.path.isEmpty ? "(top level)" : String(count.path.split(separator: "/").last ?? ""),
-        "depth": count.path.isEmpty ? 0 : count.path.split(separator: "/").count - 1,
-        "url": "/notebook/" + WebPath.encoded(count.path),
-        "notes": count.notes, "total": count.notesWithChildren, "below": count.notesWithChildren != count.notes,
-      ]
-    }
+    let counts = try repository.notebookCounts()
     let recent = try repository.notes(matching: NoteQuery("", sort: .updated, limit: recentCount))
     var context = common(request)
-    context["notebooks"] = notebooks
+    context["notebooks_html"] = Self.notebooksHTML(counts)
     context["notes_html"] = Self.notesHTML(recent)
     context["pins"] = repository.pinnedSearches.map { ["query": $0, "url": "/search?q=" + WebPath.queryValue($0)] }
     context["sync"] = try syncState()
@@ -782,6 +775,21 @@ public final class NoteWebApp {
       "root_name": repository.root.lastPathComponent, "read_only": security.readOnly,
       "query": request?.queryValue("q") ?? "", "csrf": security.csrfToken,
     ]
+  }
+
+  /// The home page's notebook tree as HTML, every value escaped (empty for none): made here rather than by the
+  /// template for the reason ``notesHTML(_:)`` gives — a fifth of a home page's time with 1 000 notebooks.
+  static func notebooksHTML(_ counts: [NotebookCount]) -> String {
+    guard !counts.isEmpty else { return "" }
+    var html = "<ul class=\"tree\">\n"
+    for count in counts {
+      let name = count.path.isEmpty ? "(top level)" : String(count.path.split(separator: "/").last ?? "")
+      let depth = count.path.isEmpty ? 0 : count.path.split(separator: "/").count - 1
+      html += "    <li class=\"depth-\(depth)\"><a href=\"/notebook/\(HTML.escape(WebPath.encoded(count.path)))\">"
+      html += "\(HTML.escape(name))</a> <span class=\"count\" title=\"notes here / with the notebooks below\">"
+      html += "\(count.notes)\(count.notesWithChildren != count.notes ? " / \(count.notesWithChildren)" : "")</span></li>\n"
+    }
+    return html + "  </ul>"
   }
 
   /// A list of notes (a notebook's page, search hits, the recent notes) as HTML, every value escaped: made here

@@ -1187,12 +1187,8 @@ enum WebTemplates {
     <div class="columns">
     <section class="notebooks">
       <h1>Notebooks</h1>
-      {% if notebooks %}
-      <ul class="tree">
-        {% for notebook in notebooks %}
-        <li class="depth-{{ notebook.depth|e }}"><a href="{{ notebook.url|e }}">{{ notebook.name|e }}</a> <span class="count" title="notes here / with the notebooks below">{{ notebook.notes|e }}{% if notebook.below %} / {{ notebook.total|e }}{% endif %}</span></li>
-        {% endfor %}
-      </ul>
+      {% if notebooks_html %}
+      {{ notebooks_html }}
       {% else %}
       <p class="empty">No notes yet: <code>nb add "Title"</code> adds one.</p>
       {% endif %}

@@ -31,6 +31,28 @@ final class HomePageTests: XCTestCase {
     PageRequests(app: app).post(target, fields)
   }
 
+  func testTheNotebookTreeShowsEachNotebookAtItsDepthWithItsCounts() throws {
+    for (title, notebook) in [("A", "home"), ("B", "work")] {
+      _ = try notes.createNote(NoteDraft(title: title, notebook: notebook))
+    }
+    // A folder made by hand (nb would slug the name), with what HTML and URLs must escape.
+    let odd = try temp.directory(#"notes/work/q1 <plans> & "more""#)
+    for name in ["C", "D"] { try Data("# \(name)\n".utf8).write(to: odd.appendingPathComponent("\(name).md")) }
+    let page = get("/")
+    XCTAssertEqual(page.status, 200)
+    let start = try XCTUnwrap(page.html.range(of: #"<ul class="tree">"#), page.html).lowerBound
+    let end = try XCTUnwrap(page.html.range(of: "</ul>", range: start..<page.html.endIndex)).upperBound
+    XCTAssertEqual(
+      String(page.html[start..<end]),
+      """
+      <ul class="tree">
+          <li class="depth-0"><a href="/notebook/home">home</a> <span class="count" title="notes here / with the notebooks below">1</span></li>
+          <li class="depth-0"><a href="/notebook/work">work</a> <span class="count" title="notes here / with the notebooks below">1 / 3</span></li>
+          <li class="depth-1"><a href="/notebook/work/q1%20%3Cplans%3E%20%26%20%22more%22">q1 &lt;plans&gt; &amp; &quot;more&quot;</a> <span class="count" title="notes here / with the notebooks below">2</span></li>
+        </ul>
+      """)
+  }
+
   /// The HTML of the home page's sync section.
   private func syncSection(_ html: String) throws -> String {
     let start = try XCTUnwrap(html.range(of: #"<section class="sync" id="sync">"#), html).upperBound
