@@ -86,6 +86,9 @@ let package = Package(
         "CCmarkGFM",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
+        // `nb serve --tls-cert/--tls-key`: HTTPS through swift-nio-ssl (BoringSSL, built from source: about 3 minutes
+        // of a CI build on 2 cores).
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

@@ -19,7 +19,9 @@ struct Serve: ParsableCommand {
       127.0.0.1 and localhost are answered, with the port in the Host header; other web pages cannot read or change \
       the notes, and nothing in a note runs in the browser. With --listen beyond this machine (0.0.0.0:8642), \
       other devices sign in with the password set by 'nb serve --set-password'; failed sign-ins are limited to 5 a \
-      minute per address, and the traffic is not encrypted.
+      minute per address. The traffic is not encrypted unless --tls-cert and --tls-key give a certificate and its \
+      key (PEM files, e.g. made by mkcert or openssl, trusted by the other devices): then it is HTTPS, the printed \
+      address is https://, and the session cookie is Secure.
       """)
 
   @Option(help: "The port to listen on, 1-65535, or 0 for any free port.")
@@ -28,8 +30,18 @@ struct Serve: ParsableCommand {
   @Option(
     help: ArgumentHelp(
       "Listen on this address instead of 127.0.0.1:PORT, e.g. 0.0.0.0:8642 for the other devices of your network "
-        + "(needs a password: --set-password; the traffic is not encrypted).", valueName: "HOST:PORT"))
+        + "(needs a password: --set-password; the traffic is not encrypted without --tls-cert/--tls-key).",
+      valueName: "HOST:PORT"))
   var listen: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Serve HTTPS with this certificate (PEM; the server's first, then any intermediate ones), with --tls-key.",
+      valueName: "FILE"))
+  var tlsCert: String?
+
+  @Option(help: ArgumentHelp("The certificate's private key (PEM, no passphrase), with --tls-cert.", valueName: "FILE"))
+  var tlsKey: String?
 
   @Flag(help: "Set the password other devices sign in with (read from standard input), then exit.")
   var setPassword = false
@@ -58,6 +70,11 @@ struct Serve: ParsableCommand {
     if let listen, NoteWebServer.listenAddress(listen) == nil {
       throw CommandError(
         "--listen must be HOST:PORT such as 0.0.0.0:8642, 127.0.0.1:0 or [::]:8642 (PORT 0-65535), not '\(listen)'")
+    }
+    switch (tlsCert, tlsKey) {
+    case (.some, nil): throw CommandError("--tls-cert needs --tls-key: the certificate's private key (a PEM file)")
+    case (nil, .some): throw CommandError("--tls-key needs --tls-cert: the certificate it is the key of (a PEM file)")
+    default: break
     }
     guard (1...10_000_000).contains(passwordIterations) else {
       throw CommandError("--password-iterations must be from 1 to 10000000")
@@ -91,6 +108,32 @@ struct Serve: ParsableCommand {
     notes.progress = nil
     var settings = NoteWebServer.Configuration()
     settings.port = port
+    // Read and checked before anything listens or is printed: a wrong file is one line naming it.
+    if let tlsCert, let tlsKey {
+      let identity: TLSIdentity
+      do {
+        identity = try TLSIdentity(certificateFile: tlsCert, keyFile: tlsKey)
+      } catch {
+        throw CommandError("\(error)")
+      }
+      settings.tls = identity
+      // Served all the same (a browser lets a person go on past its warning), but the reason is said here, not
+      // left to a browser's vaguer page.
+      let day = ISO8601DateFormatter()
+      day.formatOptions = [.withFullDate]
+      if identity.notValidAfter < Date() {
+        FileHandle.standardError.write(
+          Data(
+            ("warning: the certificate in --tls-cert \(tlsCert) expired on \(day.string(from: identity.notValidAfter)) "
+              + "(UTC): browsers will refuse it; make a new one\n").utf8))
+      } else if identity.notValidBefore > Date() {
+        FileHandle.standardError.write(
+          Data(
+            ("warning: the certificate in --tls-cert \(tlsCert) is valid only from "
+              + "\(day.string(from: identity.notValidBefore)) (UTC): browsers will refuse it until then; is this "
+              + "machine's clock right?\n").utf8))
+      }
+    }
     if let listen, let address = NoteWebServer.listenAddress(listen) {
       (settings.host, settings.port) = address
       if !NoteWebServer.isLoopback(address.host) {
@@ -101,10 +144,13 @@ struct Serve: ParsableCommand {
         }
         settings.password = password
         // Before anything else is printed, and on every start: a person must not miss it.
-        FileHandle.standardError.write(
-          Data(
-            ("warning: traffic to \(listen) is not encrypted: anyone on the network can read the notes and the "
-              + "password as they pass. Use it on a network you trust, or put TLS in front (a reverse proxy).\n").utf8))
+        if settings.tls == nil {
+          FileHandle.standardError.write(
+            Data(
+              ("warning: traffic to \(listen) is not encrypted: anyone on the network can read the notes and the "
+                + "password as they pass. Use it on a network you trust, or serve HTTPS with --tls-cert FILE "
+                + "--tls-key FILE (a certificate the other devices trust, and its key).\n").utf8))
+        }
       }
     }
     settings.readOnly = readOnly

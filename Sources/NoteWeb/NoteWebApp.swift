@@ -233,6 +233,8 @@ public final class NoteWebApp {
     // Nothing of a session, nor the repository's folder name, for whoever is not signed in yet.
     context["csrf"] = ""
     context["root_name"] = "nb"
+    // Whether to say that the password crosses the network in the clear.
+    context["secure"] = security.secure
     guard request.method == "POST" else { return .html(try pages.render("login.html", context)) }
     let (response, _) = security.signIn(request)
     if let response { return response }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import NoteStore
@@ -13,7 +14,8 @@ import ServiceLifecycle
   import Darwin
 #endif
 
-/// `nb serve`'s HTTP server: Hummingbird on a loopback address, handing every request to a ``NoteWebApp``.
+/// `nb serve`'s HTTP server: Hummingbird on a loopback address, handing every request to a ``NoteWebApp``; HTTPS
+/// with a ``TLSIdentity``.
 public enum NoteWebServer {
   /// How to serve.
   public struct Configuration: Sendable {
@@ -35,6 +37,8 @@ public enum NoteWebServer {
     /// The password other devices sign in with; required (``serve(_:configuration:onListening:)`` refuses to start
     /// without one) when ``host`` is not a loopback address.
     public var password: PasswordHash?
+    /// The certificate and key to answer HTTPS with; nil answers plain HTTP.
+    public var tls: TLSIdentity?
 
     /// The defaults.
     public init() {}
@@ -44,7 +48,8 @@ public enum NoteWebServer {
   public struct Listening: Sendable {
     /// The bound port (the system's choice for port 0).
     public var port: Int
-    /// The URL to open: the address with the session token, which the first request trades for a cookie.
+    /// The URL to open (`https://` with ``Configuration/tls``): the address with the session token, which the first
+    /// request trades for a cookie.
     public var url: String
     /// The session token.
     public var token: String
@@ -102,11 +107,15 @@ public enum NoteWebServer {
     var logger = Logger(label: "nb serve")
     logger.logLevel = .critical
     let idle = configuration.idleTimeout.components
+    let http1 = HTTPServerBuilder.http1(
+      configuration: HTTP1Channel.Configuration(
+        idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
+    // HTTP/1.1 inside TLS: a plain-HTTP request to this port fails the handshake and gets no page.
+    let server = try configuration.tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) }
+    let scheme = configuration.tls == nil ? "http" : "https"
     let application = Application(
       responder: responder,
-      server: .http1(
-        configuration: HTTP1Channel.Configuration(
-          idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+      server: server ?? http1,
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: nil, reuseAddress: true,
         availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
@@ -117,7 +126,8 @@ public enum NoteWebServer {
         let shown = isUnspecified(configuration.host) ? "127.0.0.1" : configuration.host
         onListening(
           Listening(
-            port: port, url: "http://\(address(shown, port))/?token=\(configuration.token)", token: configuration.token)
+            port: port, url: "\(scheme)://\(address(shown, port))/?token=\(configuration.token)",
+            token: configuration.token)
         )
       },
       logger: logger)
@@ -232,6 +242,7 @@ public enum NoteWebServer {
         var security = WebSecurity(
           port: port, token: configuration.token, readOnly: configuration.readOnly,
           bodyLimit: configuration.bodyLimit)
+        security.secure = configuration.tls != nil
         if !NoteWebServer.isLoopback(configuration.host) {
           security.otherHosts = NoteWebServer.names(listeningOn: configuration.host)
           security.passwordLogin = configuration.password.map { PasswordLogin(hash: $0) }

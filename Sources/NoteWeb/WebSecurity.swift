@@ -23,6 +23,9 @@ public struct WebSecurity: Sendable {
   public var otherHosts: [String] = []
   /// Sign-in with a password (`nb serve --listen` beyond this machine), nil for the token alone.
   public var passwordLogin: PasswordLogin?
+  /// Whether the server answers HTTPS (`nb serve --tls-cert`): the session cookie is then `Secure`, so a browser
+  /// never sends it over plain HTTP, and a POST's `Origin` must be `https://` this server.
+  public var secure = false
 
   /// The policy every answer carries: only this server's own script, styles and images (and `data:` images), no
   /// plugin, no framing, forms only to this server.
@@ -54,9 +57,20 @@ public struct WebSecurity: Sendable {
   /// The cookie's name: cookies are shared by every port of a host, so each server has its own.
   public var cookieName: String { "nb_token_\(port)" }
 
-  /// The `Host` values this server answers to.
+  /// The `Host` values this server answers to. On its scheme's default port (443 for HTTPS, 80 for HTTP) a browser
+  /// leaves the port out of `Host` and `Origin`, so each name is also accepted without it.
   public var hosts: [String] {
-    (["127.0.0.1", "localhost"] + otherHosts).map { ($0.contains(":") ? "[\($0)]" : $0) + ":\(port)" }
+    let names = (["127.0.0.1", "localhost"] + otherHosts).map { $0.contains(":") ? "[\($0)]" : $0 }
+    let withPort = names.map { $0 + ":\(port)" }
+    return port == (secure ? 443 : 80) ? withPort + names : withPort
+  }
+
+  /// `http` or `https`: what this server's own pages' `Origin` starts with.
+  public var scheme: String { secure ? "https" : "http" }
+
+  /// The session cookie's `Set-Cookie` value.
+  private var sessionCookie: String {
+    "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
   }
 
   /// How a request that may go on proved it may.
@@ -93,14 +107,15 @@ public struct WebSecurity: Sendable {
       let rest = request.queryItems.filter { $0.name != "token" }
       let query = rest.map { WebPath.queryValue($0.name) + "=" + WebPath.queryValue($0.value) }.joined(separator: "&")
       var response = WebResponse.redirect(String(request.path) + (query.isEmpty ? "" : "?" + query))
-      response.headers.append(("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"))
+      response.headers.append(("Set-Cookie", sessionCookie))
       return .answer(response)
     }
     if let login = passwordLogin, request.path == "/login" {
       guard request.method == "POST" else { return .allow(.signIn) }
       // No CSRF token before a session exists; another site's form still cannot post here (Origin), and a guess
       // costs a failed sign-in.
-      guard let origin = request.header("Origin")?.lowercased(), hosts.contains(where: { origin == "http://" + $0 })
+      guard let origin = request.header("Origin")?.lowercased(),
+        hosts.contains(where: { origin == scheme + "://" + $0 })
       else { return .answer(.text("Forbidden: a sign-in must come from this server's own page", status: 403)) }
       if let wait = login.waitBeforeTrying(client: request.client) {
         return .answer(
@@ -143,7 +158,7 @@ public struct WebSecurity: Sendable {
     if let fetchSite, fetchSite != "same-origin" {
       return .answer(.text("Forbidden: cross-origin request (Sec-Fetch-Site: \(fetchSite))", status: 403))
     }
-    if let origin, !hosts.contains(where: { origin == "http://" + $0 }), !(origin == "null" && fetchSite != nil) {
+    if let origin, !hosts.contains(where: { origin == scheme + "://" + $0 }), !(origin == "null" && fetchSite != nil) {
       return .answer(.text("Forbidden: cross-origin request", status: 403))
     }
     if credential == .cookie {
@@ -166,12 +181,16 @@ public struct WebSecurity: Sendable {
     }
     login.recordSuccess(client: request.client)
     var response = WebResponse.redirect("/")
-    response.headers.append(("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"))
+    response.headers.append(("Set-Cookie", sessionCookie))
     return (response, false)
   }
 
   /// `response` with the headers every answer carries (a response's own policy, e.g. ``filePolicy``, is kept).
   public func finish(_ response: WebResponse) -> WebResponse {
+    // No Strict-Transport-Security, even over HTTPS: a browser applies it to the host name whatever the port (RFC
+    // 6797 8.3), so once `https://localhost:8643` had sent it, a plain-HTTP `nb serve` on the same machine
+    // (`http://localhost:8642`, the default) could no longer be opened in that browser until it expired. The
+    // Secure cookie already keeps the session off plain HTTP.
     var response = response
     if response.header("Content-Security-Policy") == nil {
       response.headers.append(("Content-Security-Policy", Self.contentSecurityPolicy))

@@ -1284,7 +1284,7 @@ enum WebTemplates {
       <input type="password" id="password" name="password" autocomplete="current-password" required autofocus>
       <button type="submit">Sign in</button>
     </form>
-    <p class="meta">This connection is not encrypted: use it only on a network you trust, or put TLS in front of nb serve.</p>
+    {% if not secure %}<p class="meta">This connection is not encrypted: use it only on a network you trust, or start nb serve with --tls-cert and --tls-key (HTTPS).</p>{% endif %}
     {% endblock %}
 
     """#,

@@ -612,7 +612,7 @@ final class ServeProcess {
 
   init(
     _ test: NBCLITestCase, _ arguments: [String], json: Bool = true, env: [String: String] = [:],
-    urlHost: String = "127.0.0.1"
+    urlHost: String = "127.0.0.1", scheme: String = "http"
   ) throws {
     signal(SIGPIPE, SIG_IGN)
     process.executableURL = test.runner.binary
@@ -653,7 +653,7 @@ final class ServeProcess {
         throw StartFailed(
           description: "no JSON line: '\(firstLine)'; stderr: \(String(decoding: errorBox.data, as: UTF8.self))")
       }
-      XCTAssertEqual(decoded.url, "http://\(urlHost):\(decoded.port)/?token=\(decoded.token)")
+      XCTAssertEqual(decoded.url, "\(scheme)://\(urlHost):\(decoded.port)/?token=\(decoded.token)")
       (port, token) = (decoded.port, decoded.token)
     } else {
       let components = URLComponents(string: firstLine)

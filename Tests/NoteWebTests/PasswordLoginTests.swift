@@ -81,6 +81,26 @@ final class PasswordLoginTests: XCTestCase {
       send("POST", "/capture", [("Cookie", "nb_token_8642=t"), origin], form: [("text", "x")]).status, 403)
   }
 
+  func testOverHTTPSTheSignInPageSaysNothingOfAnUnencryptedConnection() throws {
+    var security = app.security
+    security.secure = true
+    let https = NoteWebApp(repository: app.repository, security: security)
+    func send(_ method: String, _ headers: [(String, String)], form: String = "") -> WebResponse {
+      https.respond(
+        to: WebRequest(
+          method: method, target: "/login", headers: [("Host", "192.168.1.5:8642")] + headers.map { ($0.0, $0.1) },
+          body: Data(form.utf8), client: "192.168.1.20"))
+    }
+    let page = send("GET", [])
+    XCTAssertEqual(page.status, 200)
+    XCTAssertFalse(String(decoding: page.body, as: UTF8.self).contains("not encrypted"))
+    let form = ("Content-Type", "application/x-www-form-urlencoded")
+    XCTAssertEqual(send("POST", [form, origin], form: "password=open+sesame").status, 403, "the http:// origin")
+    let right = send("POST", [form, ("Origin", "https://192.168.1.5:8642")], form: "password=open+sesame")
+    XCTAssertEqual(right.status, 303)
+    XCTAssertEqual(right.header("Set-Cookie"), "nb_token_8642=t; Path=/; HttpOnly; SameSite=Strict; Secure")
+  }
+
   func testASignInMustComeFromThisServersPage() {
     XCTAssertEqual(send("POST", "/login", form: [("password", "open sesame")]).status, 403, "no Origin")
     XCTAssertEqual(

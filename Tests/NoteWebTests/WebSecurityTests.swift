@@ -92,6 +92,60 @@ final class WebSecurityTests: XCTestCase {
     XCTAssertEqual(status(request("POST", "/x", [("X-NB-Token", "t0k"), ("Origin", "https://evil.example")])), 403)
   }
 
+  func testOverHTTPSTheCookieIsSecureAndPostsComeFromHTTPSOrigins() {
+    var https = WebSecurity(port: 8643, token: "t0k", csrfToken: "csrf")
+    https.secure = true
+    func status(_ request: WebRequest) -> Int {
+      switch https.check(request) {
+      case .allow: 200
+      case .answer(let response): response.status
+      }
+    }
+    guard case .answer(let welcome) = https.check(request("GET", "/?token=t0k", host: "127.0.0.1:8643")) else {
+      return XCTFail("no redirect")
+    }
+    XCTAssertEqual(welcome.header("Set-Cookie"), "nb_token_8643=t0k; Path=/; HttpOnly; SameSite=Strict; Secure")
+    let cookie = ("Cookie", "nb_token_8643=t0k")
+    let form = ("Content-Type", "application/x-www-form-urlencoded")
+    for origin in ["https://127.0.0.1:8643", "https://localhost:8643"] {
+      XCTAssertEqual(
+        status(request("POST", "/x", host: "127.0.0.1:8643", [cookie, form, ("Origin", origin)], body: "csrf=csrf")),
+        200, origin)
+    }
+    // The plain-HTTP origin of the same address and port is another origin (RFC 6454: the scheme counts).
+    for origin in ["http://127.0.0.1:8643", "http://localhost:8643", "https://127.0.0.1:8642"] {
+      XCTAssertEqual(
+        status(request("POST", "/x", host: "127.0.0.1:8643", [cookie, form, ("Origin", origin)], body: "csrf=csrf")),
+        403, origin)
+    }
+    XCTAssertEqual(
+      status(
+        request("POST", "/x", host: "127.0.0.1:8643", [("X-NB-Token", "t0k"), ("Origin", "http://127.0.0.1:8643")])),
+      403, "a script may not claim the plain-HTTP origin either")
+    // And the plain server refuses the https:// one.
+    let plainCookie = ("Cookie", "nb_token_8642=t0k")
+    let fromHTTPS = ("Origin", "https://127.0.0.1:8642")
+    XCTAssertEqual(self.status(request("POST", "/x", [plainCookie, form, fromHTTPS], body: "csrf=csrf")), 403)
+    XCTAssertNil(https.finish(WebResponse(status: 200)).header("Strict-Transport-Security"))
+  }
+
+  func testOnTheSchemesDefaultPortTheHostMayLeaveThePortOut() {
+    var https = WebSecurity(port: 443, token: "t0k", csrfToken: "csrf")
+    https.secure = true
+    XCTAssertTrue(https.hosts.contains("localhost") && https.hosts.contains("127.0.0.1:443"), "\(https.hosts)")
+    let cookie = ("Cookie", "nb_token_443=t0k")
+    guard case .allow = https.check(request("GET", "/", host: "localhost", [cookie])) else {
+      return XCTFail("Host without the default port refused")
+    }
+    let post = request(
+      "POST", "/x", host: "127.0.0.1", [cookie, ("Origin", "https://127.0.0.1"), ("X-NB-CSRF", "csrf")])
+    guard case .allow = https.check(post) else { return XCTFail("Origin without the default port refused") }
+    // 443 is not plain HTTP's default, nor 80 HTTPS's: there the port must be named.
+    XCTAssertFalse(WebSecurity(port: 443, token: "t0k").hosts.contains("localhost"))
+    XCTAssertTrue(WebSecurity(port: 80, token: "t0k").hosts.contains("localhost"))
+    XCTAssertFalse(https.hosts.contains("localhost:80"))
+  }
+
   func testReadOnlyRefusesEveryPost() {
     var readOnly = security
     readOnly.readOnly = true
