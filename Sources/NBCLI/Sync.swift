@@ -81,39 +81,20 @@ struct Sync: ParsableCommand {
           links_followed: summary.followedLinks.map { .init(path: $0.path, line: $0.line, old: $0.old, new: $0.new) }))
     }
     let prefix = summary.dryRun ? "Would sync" : "Synced"
-    let what: String
-    switch summary.outcome {
-    case .upToDate: what = "already up to date"
-    case .published: what = "published \(counted(summary.sent, "commit")) (a new branch on the remote)"
-    case .pushed: what = "sent \(counted(summary.sent, "commit"))"
-    case .fastForwarded: what = "received \(counted(summary.received, "commit"))"
-    case .merged where summary.dryRun:
-      what = "fetch the remote's new commits and merge them with this device's"
-    case .merged:
-      what =
-        "received \(counted(summary.received, "commit")), "
-        + "sent \(counted(summary.sent, "commit")), merged"
+    print("\(prefix) with \(remote)/\(summary.remoteBranch): \(summary.outcomeText)")
+    for line in summary.reportLines {
+      switch line.kind {
+      case .saved: print("  \(line.label) \(line.text)")
+      case .retried: print("  \(line.text)")
+      case .warning: print(Style.yellow("\(line.label) ") + line.text)
+      case .conflict: print(Style.yellow("  conflict  ") + line.text)
+      case .merged, .kept, .relinked:
+        print("  " + line.label.padding(toLength: 10, withPad: " ", startingAt: 0) + line.text)
+      }
+      // After the last conflict, before the links and warnings.
+      if line.kind == .conflict, line == summary.reportLines.last(where: { $0.kind == .conflict }) {
+        print("Review them with 'nb conflicts'.")
+      }
     }
-    print("\(prefix) with \(remote)/\(summary.remoteBranch): \(what)")
-    if !summary.saved.isEmpty { print("  saved first: \(summary.saved.joined(separator: ", "))") }
-    if summary.attempts > 1 {
-      let attempts = counted(summary.attempts, "attempt")
-      print("  the remote moved before the push landed; started over from the fetch (\(attempts))")
-    }
-    for path in summary.merged { print("  merged    \(path)") }
-    for path in summary.resurrected { print("  kept      \(path) (edited here, deleted there, or the other way)") }
-    for conflict in summary.conflicts {
-      print(
-        Style.yellow("  conflict  ")
-          + "\(conflict.path): the \(conflict.winner.rawValue == "ours" ? "local" : "remote") "
-          + "version kept the path; the other is in \(conflict.loserPath)")
-    }
-    if !summary.conflicts.isEmpty { print("Review them with 'nb conflicts'.") }
-    for link in summary.followedLinks {
-      // A link the other device wrote to a note this sync renamed: say where it was rewritten, so nothing changes
-      // in a note unannounced.
-      print("  relinked  \(link.path):\(link.line): \(link.old) -> \(link.new) (its note was renamed or moved)")
-    }
-    for warning in summary.warnings { print(Style.yellow("warning: ") + warning) }
   }
 }

@@ -188,26 +188,8 @@ public final class NoteWebApp {
 
   /// A sync's summary in `nb sync`'s words.
   static func report(_ summary: SyncSummary, remote: String, at time: Timestamp) -> [String] {
-    func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
-    let what: String
-    switch summary.outcome {
-    case .upToDate: what = "already up to date"
-    case .published: what = "published \(counted(summary.sent, "commit")) (a new branch on the remote)"
-    case .pushed: what = "sent \(counted(summary.sent, "commit"))"
-    case .fastForwarded: what = "received \(counted(summary.received, "commit"))"
-    case .merged:
-      what = "received \(counted(summary.received, "commit")), sent \(counted(summary.sent, "commit")), merged"
-    }
-    var lines = ["Synced with \(remote)/\(summary.remoteBranch) at \(time.rfc3339): \(what)"]
-    if !summary.saved.isEmpty { lines.append("saved first: \(summary.saved.joined(separator: ", "))") }
-    lines += summary.merged.map { "merged \($0)" }
-    lines += summary.resurrected.map { "kept \($0) (edited on one side, deleted on the other)" }
-    lines += summary.conflicts.map {
-      "conflict \($0.path): the \($0.winner == .ours ? "local" : "remote") version kept the path; the other is in "
-        + $0.loserPath
-    }
-    lines += summary.warnings.map { "warning: \($0)" }
-    return lines
+    ["Synced with \(remote)/\(summary.remoteBranch) at \(time.rfc3339): \(summary.outcomeText)"]
+      + summary.reportLines.map { $0.label.isEmpty ? $0.text : "\($0.label) \($0.text)" }
   }
 
   /// Pins a search on this device's home page (from the search page), or unpins one.
@@ -789,7 +771,8 @@ public final class NoteWebApp {
       let depth = count.path.isEmpty ? 0 : count.path.split(separator: "/").count - 1
       html += "    <li class=\"depth-\(depth)\"><a href=\"/notebook/\(HTML.escape(WebPath.encoded(count.path)))\">"
       html += "\(HTML.escape(name))</a> <span class=\"count\" title=\"notes here / with the notebooks below\">"
-      html += "\(count.notes)\(count.notesWithChildren != count.notes ? " / \(count.notesWithChildren)" : "")</span></li>\n"
+      html +=
+        "\(count.notes)\(count.notesWithChildren != count.notes ? " / \(count.notesWithChildren)" : "")</span></li>\n"
     }
     return html + "  </ul>"
   }

@@ -49,7 +49,8 @@ final class PageCacheTests: XCTestCase {
     let generation = cache.currentGeneration
     // The watcher saw a change while the page was being made: what it read may be from before the change.
     cache.invalidate()
-    cache.keep(page("old"), for: "/note/note.md", files: [file], stamps: [PageCache.Stamp.of(file)], generation: generation)
+    cache.keep(
+      page("old"), for: "/note/note.md", files: [file], stamps: [PageCache.Stamp.of(file)], generation: generation)
     XCTAssertNil(cache.page(for: "/note/note.md"))
   }
 
