@@ -135,7 +135,8 @@ public final class NoteWebApp {
   /// What `nb status` and `nb conflicts` say about syncing: the branch, how far it is ahead of and behind its
   /// upstream (as of the last fetch), the last sync, uncommitted changes and conflict copies.
   private func syncState() throws -> [String: Any] {
-    let status = try repository.status()
+    // Without the notes' warnings, which the page does not show: the first status reads every note for them.
+    let status = try repository.status(noteWarnings: false)
     var state: [String: Any] = [
       "branch": status.branch ?? "(detached HEAD)", "changes": status.changes.count,
       "remote": try repository.remotes().contains { $0.name == syncRemote },

@@ -33,6 +33,35 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     XCTAssertEqual(try openAnother().status().warnings, listedWarnings(), file: file, line: line)
   }
 
+  func testAStatusWithoutTheNotesWarningsReadsNoNoteAndSaysTheRestTheSame() throws {
+    try write("work/a.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: A\n---\nA\n")
+    try write("work/b.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: B\n---\nB\n")
+    try write("work/broken.md", "---\ntitle: [unclosed\n---\nbody\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "seed")
+    try write("work/broken.md", "---\ntitle: [still unclosed\n---\nbody, edited\n")
+    try write("work/lost.ink.jsonl", "{}\n")
+    try write("work/new.md", "---\ntitle: New\n---\n")
+    let cache = root.appendingPathComponent(".git/nb/cache")
+    try? FileManager.default.removeItem(at: cache)
+
+    let light = try repository.status(noteWarnings: false)
+    XCTAssertEqual(light.warnings, [], "no note's warning, no stray's")
+    XCTAssertFalse(
+      FileManager.default.fileExists(atPath: cache.appendingPathComponent("summary-v1").path),
+      "no summary of the notes was made (it reads every note)")
+    let full = try repository.status()
+    XCTAssertEqual(full.warnings.count, 3, "the broken note, the shared id, the ink without a note: \(full.warnings)")
+    XCTAssertTrue(
+      FileManager.default.fileExists(atPath: cache.appendingPathComponent("summary-v1").path),
+      "the full status keeps the notes' summary")
+    XCTAssertEqual(light.branch, full.branch)
+    XCTAssertEqual(light.head, full.head)
+    XCTAssertEqual(light.operation, full.operation)
+    XCTAssertEqual(light.changes, full.changes)
+    XCTAssertEqual(Set(light.changes.map(\.path)), ["work/broken.md", "work/lost.ink.jsonl", "work/new.md"])
+  }
+
   func testWarningsFollowCommitsAndTheWorkTree() throws {
     try write("work/a.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: A\n---\nA\n")
     try write("work/b.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: B\n---\nB\n")
