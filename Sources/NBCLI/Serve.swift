@@ -46,6 +46,9 @@ struct Serve: ParsableCommand {
   @Flag(help: "Set the password other devices sign in with (read from standard input), then exit.")
   var setPassword = false
 
+  @Flag(help: "Remove that password (--listen beyond this machine is refused until one is set again), then exit.")
+  var removePassword = false
+
   // For tests and slow machines: PBKDF2 rounds of the password set (the record keeps its own count).
   @Option(help: .hidden) var passwordIterations = PasswordHash.defaultIterations
 
@@ -76,6 +79,9 @@ struct Serve: ParsableCommand {
     case (nil, .some): throw CommandError("--tls-key needs --tls-cert: the certificate it is the key of (a PEM file)")
     default: break
     }
+    if setPassword && removePassword {
+      throw CommandError("--set-password and --remove-password exclude each other; give one")
+    }
     guard (1...10_000_000).contains(passwordIterations) else {
       throw CommandError("--password-iterations must be from 1 to 10000000")
     }
@@ -104,6 +110,13 @@ struct Serve: ParsableCommand {
   func run() throws {
     let notes = try repository.open()
     if setPassword { return try storePassword(notes) }
+    if removePassword {
+      print(
+        try notes.removeServePassword()
+          ? "Password removed: nb serve --listen beyond this machine is refused until 'nb serve --set-password'."
+          : "No password was set on this device; nothing changed.")
+      return
+    }
     // The progress line would draw over the server's output; a page has nothing to show it in.
     notes.progress = nil
     var settings = NoteWebServer.Configuration()

@@ -374,6 +374,32 @@ final class ServeTests: NBCLITestCase {
     XCTAssertTrue(result.stderr.contains("warning: traffic to 0.0.0.0:0 is not encrypted"), result.stderr)
   }
 
+  func testRemovingThePasswordShutsOtherDevicesOutAgain() throws {
+    try makeRepository()
+    let none = try nb("serve", "--remove-password")
+    XCTAssertEqual(none.status, 0, none.stderr)
+    XCTAssertEqual(none.stdout, "No password was set on this device; nothing changed.\n")
+    XCTAssertEqual(try nb("serve", "--set-password", "--password-iterations", "1000", stdin: "open sesame\n").status, 0)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: url(".git/nb/serve-password").path))
+
+    let both = try nb("serve", "--set-password", "--remove-password", stdin: "open sesame\n")
+    XCTAssertEqual(both.status, 1)
+    XCTAssertEqual(both.stderr, "Error: --set-password and --remove-password exclude each other; give one\n")
+    XCTAssertTrue(FileManager.default.fileExists(atPath: url(".git/nb/serve-password").path), "nothing changed")
+
+    let commits = try commitCount()
+    let removed = try nb("serve", "--remove-password")
+    XCTAssertEqual(removed.status, 0, removed.stderr)
+    XCTAssertEqual(
+      removed.stdout,
+      "Password removed: nb serve --listen beyond this machine is refused until 'nb serve --set-password'.\n")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: url(".git/nb/serve-password").path))
+    XCTAssertEqual(try commitCount(), commits, "nothing committed")
+    let refused = try nb("serve", "--listen", "0.0.0.0:0", "--json", timeout: 30)
+    XCTAssertEqual(refused.status, 1)
+    XCTAssertTrue(refused.stderr.contains("set a password first"), refused.stderr)
+  }
+
   func testAnotherLoopbackAddressKeepsTheTokenFlow() throws {
     try makeRepository()
     let server = try ServeProcess(self, ["serve", "--listen", "127.0.0.2:0", "--json"], urlHost: "127.0.0.2")

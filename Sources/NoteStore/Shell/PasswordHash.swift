@@ -104,5 +104,14 @@ extension NoteRepository {
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
   }
 
+  /// Removes ``servePassword``, so that `nb serve` answers this machine only until one is set again. Whether there
+  /// was one to remove.
+  @discardableResult
+  public func removeServePassword() throws -> Bool {
+    guard FileSystem.lstatInfo(servePasswordPath) != nil else { return false }
+    try FileSystem.remove(servePasswordPath)
+    return true
+  }
+
   private var servePasswordPath: String { gitDirectory.appendingPathComponent("nb/serve-password").path }
 }
