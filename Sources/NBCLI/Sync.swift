@@ -82,7 +82,9 @@ struct Sync: ParsableCommand {
     }
     let prefix = summary.dryRun ? "Would sync" : "Synced"
     print("\(prefix) with \(remote)/\(summary.remoteBranch): \(summary.outcomeText)")
-    for line in summary.reportLines {
+    let lines = summary.reportLines
+    let lastConflict = lines.lastIndex { $0.kind == .conflict }
+    for (index, line) in lines.enumerated() {
       switch line.kind {
       case .saved: print("  \(line.label) \(line.text)")
       case .retried: print("  \(line.text)")
@@ -92,7 +94,7 @@ struct Sync: ParsableCommand {
         print("  " + line.label.padding(toLength: 10, withPad: " ", startingAt: 0) + line.text)
       }
       // After the last conflict, before the links and warnings.
-      if line.kind == .conflict, line == summary.reportLines.last(where: { $0.kind == .conflict }) {
+      if index == lastConflict {
         print("Review them with 'nb conflicts'.")
       }
     }

@@ -42,7 +42,6 @@ final class PageCache: @unchecked Sendable {
     var response: WebResponse
     var files: [String]
     var stamps: [Stamp?]
-    var generation: UInt64
     var bytes: Int
   }
 
@@ -88,7 +87,7 @@ final class PageCache: @unchecked Sendable {
         bytes = 0
       }
       if let old = entries[key] { bytes -= old.bytes }
-      entries[key] = Entry(response: response, files: files, stamps: stamps, generation: generation, bytes: size)
+      entries[key] = Entry(response: response, files: files, stamps: stamps, bytes: size)
       bytes += size
     }
   }
