@@ -256,6 +256,7 @@ NB_GIT(int, git_object_lookup,
 NB_GIT(int, git_object_peel,
   (git_object **peeled, const git_object *object, git_object_t target_type), (peeled, object, target_type))
 NB_GIT(int, git_odb_exists, (git_odb *db, const git_oid *id), (db, id))
+NB_GIT(int, git_odb_write, (git_oid *out, git_odb *odb, const void *data, size_t len, git_object_t type), (out, odb, data, len, type))
 NB_GIT_VOID(git_odb_free, (git_odb *db), (db))
 NB_GIT(int, git_odb_hash, (git_oid *out, const void *data, size_t len, git_object_t type), (out, data, len, type))
 NB_GIT(int, git_odb_read_header, (size_t *len_out, git_object_t *type_out, git_odb *db, const git_oid *id),

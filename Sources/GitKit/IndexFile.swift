@@ -63,6 +63,8 @@ struct IndexPatchResult {
   var previous: [[UInt8]: IndexEntryRecord]
   /// True when entries below a removed path (a tracked directory) were dropped.
   var removedDescendants: Bool
+  /// The tree id the cache tree gave the whole index before the patch (nil: it had none, or not a valid one).
+  var previousRootTreeID: [UInt8]? = nil
 }
 
 /// A byte-level editor for git's index file (https://git-scm.com/docs/index-format, versions 2 to 4).
@@ -137,6 +139,7 @@ enum IndexFile {
     writer.out.append(contentsOf: input[0..<12])
     var previous: [[UInt8]: IndexEntryRecord] = [:]
     var removedDescendants = false
+    var previousRootTreeID: [UInt8]?
     var nextOp = 0
     var offset = 12
     let bodyEnd = input.count - 20
@@ -260,7 +263,8 @@ enum IndexFile {
       guard size <= bodyEnd - offset - 8 else { throw IndexNotHandled(reason: "truncated extension") }
       let data = input[(offset + 8)..<(offset + 8 + size)]
       if signature == Array("TREE".utf8) {
-        let tree = try CacheTree.invalidating(data, paths: ops.map(\.path))
+        let (tree, rootID) = try CacheTree.invalidating(data, paths: ops.map(\.path))
+        previousRootTreeID = rootID
         if tree.isEmpty {
           offset += 8 + size
           continue
@@ -281,7 +285,8 @@ enum IndexFile {
       writer.out, bodyCount: writer.out.count, resumingFrom: snapshot.checkpoints, unchangedPrefix: unchangedPrefix)
     writer.out.append(contentsOf: digest)
     return IndexPatchResult(
-      bytes: writer.out, checkpoints: checkpoints, previous: previous, removedDescendants: removedDescendants)
+      bytes: writer.out, checkpoints: checkpoints, previous: previous, removedDescendants: removedDescendants,
+      previousRootTreeID: previousRootTreeID)
   }
 
   /// True when some entry has a conflict stage (1-3), found by walking the entries without decoding paths; so
@@ -657,20 +662,22 @@ enum CacheTree {
   }
 
   /// Re-encodes `data` with, for each of `paths`, every ancestor directory invalidated (entry count -1, no id)
-  /// and a subtree named by the path itself dropped: exactly what git's `cache_tree_invalidate_path` does.
-  static func invalidating(_ data: ArraySlice<UInt8>, paths: [[UInt8]]) throws -> [UInt8] {
+  /// and a subtree named by the path itself dropped: exactly what git's `cache_tree_invalidate_path` does. Also
+  /// the root's id before, when it was valid.
+  static func invalidating(_ data: ArraySlice<UInt8>, paths: [[UInt8]]) throws -> (bytes: [UInt8], rootID: [UInt8]?) {
     let bytes = Array(data)
     var cursor = 0
-    guard !bytes.isEmpty else { return [] }
+    guard !bytes.isEmpty else { return ([], nil) }
     var root = try parse(bytes, &cursor)
     guard cursor == bytes.count else { throw IndexNotHandled(reason: "trailing bytes in TREE") }
+    let rootID = root.entryCount >= 0 ? root.id : nil
     for path in paths {
       invalidate(&root, path.split(separator: 0x2F, omittingEmptySubsequences: false)[...])
     }
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count)
     serialize(root, into: &out)
-    return out
+    return (out, rootID)
   }
 
   static func parse(_ bytes: [UInt8], _ cursor: inout Int) throws -> Node {

@@ -39,7 +39,9 @@ extension Repository {
     // The pointers in `head` are used to the end: keep it alive that long, not just to its last use.
     defer { withExtendedLifetime(head) {} }
 
-    let patcher = PatchingIndexWriter(repository: self, indexPath: indexPath, store: indexFileStore)
+    let patcher = PatchingIndexWriter(
+      repository: self, indexPath: indexPath, store: indexFileStore,
+      headTreeID: head.tree.map { Self.bytes(of: git_tree_id($0).pointee) })
     if let staged = try patcher.stage(paths) {
       return try commit(staged, through: patcher, head: head, message: message, author: author)
     }
@@ -71,7 +73,7 @@ extension Repository {
         case .remove:
           if path.previous != nil { indexChanged = true }
           // Removing what HEAD's tree does not have is an error in git_tree_create_updated, so only existing ones.
-          if let headTree = head.tree, try treeEntryExists(headTree, path.path) {
+          if staged.builtTree == nil, let headTree = head.tree, try treeEntryExists(headTree, path.path) {
             updates.append((GIT_TREE_UPDATE_REMOVE, git_oid(), GIT_FILEMODE_BLOB, path.path))
           }
         }
@@ -79,10 +81,14 @@ extension Repository {
 
       // The check that each entry exists reads every new blob's header back from the packs just written, paging
       // them all into memory (180 MB of a 6 000-file adoption's peak); the stager already knows they exist.
-      let newTreeID =
-        staged.entriesExist && updates.count >= Self.packThreshold
-        ? try LibGit2.withoutStrictObjectCreation { try createUpdatedTree(base: head.tree, updates: updates) }
-        : try createUpdatedTree(base: head.tree, updates: updates)
+      let newTreeID: (id: ObjectID, oid: git_oid)
+      if let built = staged.builtTree {
+        newTreeID = (built, built.oid)
+      } else if staged.entriesExist && updates.count >= Self.packThreshold {
+        newTreeID = try LibGit2.withoutStrictObjectCreation { try createUpdatedTree(base: head.tree, updates: updates) }
+      } else {
+        newTreeID = try createUpdatedTree(base: head.tree, updates: updates)
+      }
       let unchanged: Bool
       if let headTree = head.tree {
         unchanged = ObjectID(git_tree_id(headTree)) == newTreeID.id
@@ -142,37 +148,30 @@ extension Repository {
   /// Stats and hashes each path into an upsert or a removal; stops early (leaving `operations` short) on a file
   /// type the patcher does not write (a fifo, a socket...).
   ///
-  /// Many paths at once (adopting a folder) go into pack files (`PackWriter`) rather than a loose file each: each
-  /// file is read once, hashed once and compressed once, and the objects land in a few files instead of thousands.
-  fileprivate func hashPaths(_ paths: [String], into operations: inout [IndexPatchOperation], hashing: OpaquePointer)
+  /// Many paths at once (adopting a folder) go into pack files (`PackWriter`, see ``NewObjects``) rather than a
+  /// loose file each: each file is read once, hashed once and compressed once, and the objects land in a few files
+  /// instead of thousands. They are readable once `objects` is finished.
+  fileprivate func hashPaths(_ paths: [String], into operations: inout [IndexPatchOperation], objects: NewObjects)
     throws
   {
-    let objects = gitDirectory.appendingPathComponent("objects").path
-    var odb: OpaquePointer?
-    var packer: PackWriter?
-    if paths.count >= Self.packThreshold, isDirectory(objects), git_repository_odb(&odb, hashing) == 0 {
-      packer = PackWriter(objectsDirectory: objects)
-    }
-    defer { git_odb_free(odb) }
     for path in paths {
       let (kind, info) = try workTreeStat(of: path)
       switch kind {
       case .file:
         let type = info.st_mode & S_IFMT
-        guard type == S_IFREG || type == S_IFLNK else {
-          try packer?.finish()
-          return
-        }
+        guard type == S_IFREG || type == S_IFLNK else { return }
         // Stat first, then hash (as libgit2 and git do): a write in between leaves a stat mismatch, so git
         // re-hashes instead of trusting a stale entry. from_workdir applies .gitattributes filters exactly like
         // git_index_add_bypath (both go through git_blob__create_from_paths with filters on).
         var id: [UInt8]?
-        if let packer, let odb {
-          id = try packedBlob(path, size: Int(info.st_size), symlink: type == S_IFLNK, packer: packer, odb: odb, hashing: hashing)
+        if let packer = objects.packer, let odb = objects.odb {
+          id = try packedBlob(
+            path, size: Int(info.st_size), symlink: type == S_IFLNK, packer: packer, odb: odb, hashing: objects.hashing)
         }
         if id == nil {
           var oid = git_oid()
-          try check("git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, hashing, path))
+          try check(
+            "git_blob_create_from_workdir(\(path))", git_blob_create_from_workdir(&oid, objects.hashing, path))
           id = Self.bytes(of: oid)
         }
         var record = Self.statRecord(info)
@@ -188,8 +187,6 @@ extension Repository {
           message: "\(path) is a directory in the work tree; pass file paths")
       }
     }
-    // Before any tree names these blobs (libgit2 checks that a tree's entries exist).
-    try packer?.finish()
   }
 
   /// From this many paths on, `hashPaths` writes pack files: below it a loose file each costs less than a pack.
@@ -344,7 +341,7 @@ extension Repository {
     withUnsafeBytes(of: oid.id) { Array($0) }
   }
 
-  fileprivate static func oid(_ bytes: [UInt8]) -> git_oid {
+  static func oid(_ bytes: [UInt8]) -> git_oid {
     var oid = git_oid()
     withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes.prefix(20)) }
     return oid
@@ -551,6 +548,8 @@ private struct StagedPaths {
   /// True when every upserted id is known to be in the repository (written or found while hashing), so a tree
   /// naming them needs no check that they exist.
   var entriesExist = false
+  /// The tree of the whole staged index when the stager made it (every new tree written): the tree to commit.
+  var builtTree: ObjectID?
 }
 
 /// One step of putting staged entries back.
@@ -574,6 +573,55 @@ private protocol IndexWriter {
   func revalidateCacheTree(against tree: OpaquePointer)
 }
 
+/// Where a commit's new objects go: with many paths (``Repository/packThreshold``) one pack, written when
+/// ``finish()`` is called; else a loose file each, through libgit2. Objects the repository has are not written
+/// again.
+private final class NewObjects {
+  /// The handle whose object database and filters hash the files (see `withAttributesOnlyIndex`).
+  let hashing: OpaquePointer
+  let odb: OpaquePointer?
+  let packer: PackWriter?
+
+  init(repository: Repository, hashing: OpaquePointer, pathCount: Int) {
+    self.hashing = hashing
+    var odb: OpaquePointer?
+    if git_repository_odb(&odb, hashing) != 0 { odb = nil }
+    self.odb = odb
+    let objects = repository.gitDirectory.appendingPathComponent("objects").path
+    var info = stat()
+    let isDirectory = stat(objects, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    packer =
+      pathCount >= Repository.packThreshold && isDirectory && odb != nil ? PackWriter(objectsDirectory: objects) : nil
+  }
+
+  deinit { git_odb_free(odb) }
+
+  /// Stores the tree `content` whose id is `id`, unless it exists.
+  func storeTree(id: [UInt8], content: [UInt8]) throws {
+    guard let odb else {
+      throw GitError(function: "git_repository_odb", code: -1, message: "no object database to write a tree to")
+    }
+    var oid = Repository.oid(id)
+    if packer?.contains(id) == true || git_odb_exists(odb, &oid) != 0 { return }
+    if let packer {
+      try content.withUnsafeBytes { try packer.add(.tree, id: id, data: $0) }
+      return
+    }
+    var written = git_oid()
+    try check(
+      "git_odb_write(tree)",
+      content.withUnsafeBytes { git_odb_write(&written, odb, $0.baseAddress, $0.count, GIT_OBJECT_TREE) })
+    guard Repository.bytes(of: written) == id else {
+      throw GitError(function: "git_odb_write(tree)", code: -1, message: "the tree's id differs from the one computed")
+    }
+  }
+
+  /// Installs the pack, if any: every object added becomes readable.
+  func finish() throws {
+    try packer?.finish()
+  }
+}
+
 /// Edits `.git/index` bytes directly (see `IndexFile`) instead of loading all of it into libgit2.
 private final class PatchingIndexWriter: IndexWriter {
   private let repository: Repository
@@ -582,11 +630,37 @@ private final class PatchingIndexWriter: IndexWriter {
   private var result: IndexFile.Snapshot?
   private var derived = IndexFileStore.Derived()
   private var racyCutoff: UInt32 = 0
+  /// HEAD's tree id: an index whose cache tree says it holds exactly that tree gets its new trees made from it.
+  private let headTreeID: [UInt8]?
+  /// The patched index decoded while its trees were made, for the cache tree to be written into it.
+  private var builtTable: IndexTable?
+  /// Whether the staged index's cache tree was made whole with its trees (nothing to revalidate).
+  private var treeBuilt = false
 
-  init(repository: Repository, indexPath: String, store: IndexFileStore) {
+  init(repository: Repository, indexPath: String, store: IndexFileStore, headTreeID: [UInt8]?) {
     self.repository = repository
     self.indexPath = indexPath
     self.store = store
+    self.headTreeID = headTreeID
+  }
+
+  /// Makes every tree of the patched index that its cache tree does not hold as valid (see
+  /// ``CacheTree/built(_:existing:store:)``); nil when the index has entries a tree cannot be made from this way
+  /// (conflicts, intent-to-add, skip-worktree), which libgit2's path then handles.
+  private func buildTrees(_ patched: IndexPatchResult, objects: NewObjects) throws -> CacheTree.Node? {
+    guard let table = try? IndexTable(IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)),
+      !table.hasUnusualEntries
+    else { return nil }
+    var existing: CacheTree.Node?
+    if let range = table.cacheTree, !range.isEmpty {
+      var cursor = 0
+      existing = try? CacheTree.parse(Array(table.bytes[range]), &cursor)
+    }
+    let root = try CacheTree.built(table, existing: existing) { id, content in
+      try objects.storeTree(id: id, content: content)
+    }
+    builtTable = table
+    return root
   }
 
   /// Hashes and patches the paths in memory; nil, before anything is written, when the index or the repository's
@@ -611,16 +685,30 @@ private final class PatchingIndexWriter: IndexWriter {
     var operations: [IndexPatchOperation] = []
     racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
     var patched: IndexPatchResult?
+    var built: CacheTree.Node?
     let attributeFiles = try? store.attributeFiles(indexPath, loaded)
     try repository.withAttributesOnlyIndex(attributeFiles) { hashing in
-      try repository.hashPaths(paths, into: &operations, hashing: hashing)
-      guard operations.count == paths.count else { return }
-      patched = try? IndexFile.patch(
-        loaded.snapshot, operations, racyCutoff: racyCutoff,
-        isRacilyModified: { self.repository.isRacilyModified($0, hashing: hashing) })
+      let objects = NewObjects(repository: repository, hashing: hashing, pathCount: paths.count)
+      try repository.hashPaths(paths, into: &operations, objects: objects)
+      if operations.count == paths.count {
+        patched = try? IndexFile.patch(
+          loaded.snapshot, operations, racyCutoff: racyCutoff,
+          isRacilyModified: { self.repository.isRacilyModified($0, hashing: hashing) })
+        // The index held HEAD's tree and nothing else (its cache tree said so): patched, it holds exactly the
+        // tree to commit, made from it with no tree of HEAD read.
+        if let patched, let before = patched.previousRootTreeID, before == headTreeID {
+          built = try buildTrees(patched, objects: objects)
+        }
+      }
+      try objects.finish()
     }
     guard let patched else { return nil }
     result = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
+    if let built, let current = result, let table = builtTable {
+      result = IndexFile.replacingCacheTree(current, table: table, root: built)
+      treeBuilt = true
+    }
+    builtTable = nil
 
     // The patch writes stage-0 entries only and declines touched conflicted paths, so "no conflicts" carries
     // over; the attribute files carry over unless one of them (or a directory) was touched.
@@ -633,6 +721,7 @@ private final class PatchingIndexWriter: IndexWriter {
 
     // hashPaths wrote each blob (to a pack or through libgit2) or found it in the object database.
     var staged = StagedPaths(removedDescendants: patched.removedDescendants, entriesExist: true)
+    if treeBuilt, let id = built?.id { staged.builtTree = ObjectID(Repository.oid(id)) }
     for operation in operations {
       let previous = patched.previous[operation.path].map { IndexEntryValue(id: $0.id, mode: $0.mode) }
       let change: StagedPaths.Change
@@ -671,6 +760,8 @@ private final class PatchingIndexWriter: IndexWriter {
   func discardChanges() {}
 
   func revalidateCacheTree(against tree: OpaquePointer) {
+    // Made whole with the trees: every directory is valid already.
+    guard !treeBuilt else { return }
     guard let current = result, let table = try? IndexTable(current), !table.hasUnusualEntries,
       let root = try? CacheTree.revalidated(table, against: tree, repository: repository.pointer)
     else { return }
@@ -765,3 +856,4 @@ private func readWholeFile(_ full: String, expected: Int, limit: Int) -> [UInt8]
   bytes.removeLast(bytes.count - count)
   return bytes
 }
+
