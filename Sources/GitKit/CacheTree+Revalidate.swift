@@ -16,15 +16,16 @@ extension CacheTree {
   /// compared entry by entry with `tree`, reading only the trees of such directories. Only ids of trees that exist
   /// (`tree`'s own) are recorded, so git may reuse them when it writes a tree.
   static func revalidated(_ table: IndexTable, against tree: OpaquePointer, repository: OpaquePointer) throws -> Node {
-    var existing: Node?
-    if let range = table.cacheTree, !range.isEmpty {
-      var cursor = 0
-      let bytes = Array(table.bytes[range])
-      existing = try? parse(bytes, &cursor)
-    }
-    return try validate(
-      existing, name: [], table: table, prefix: [], range: 0..<table.entries.count, tree: tree, repository: repository
+    try validate(
+      existing(in: table), name: [], table: table, prefix: [], range: 0..<table.entries.count, tree: tree, repository: repository
     ).node
+  }
+
+  /// The cache tree `table` holds; nil when it has none or it cannot be read (then every directory is made anew).
+  static func existing(in table: IndexTable) -> Node? {
+    guard let range = table.cacheTree, !range.isEmpty else { return nil }
+    var cursor = 0
+    return try? parse(Array(table.bytes[range]), &cursor)
   }
 
   private static func validate(

@@ -255,7 +255,7 @@ extension Repository {
     }
   }
 
-  private func isDirectory(_ path: String) -> Bool {
+  fileprivate func isDirectory(_ path: String) -> Bool {
     var info = stat()
     return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
   }
@@ -588,10 +588,9 @@ private final class NewObjects {
     if git_repository_odb(&odb, hashing) != 0 { odb = nil }
     self.odb = odb
     let objects = repository.gitDirectory.appendingPathComponent("objects").path
-    var info = stat()
-    let isDirectory = stat(objects, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     packer =
-      pathCount >= Repository.packThreshold && isDirectory && odb != nil ? PackWriter(objectsDirectory: objects) : nil
+      pathCount >= Repository.packThreshold && odb != nil && repository.isDirectory(objects)
+      ? PackWriter(objectsDirectory: objects) : nil
   }
 
   deinit { git_odb_free(odb) }
@@ -632,8 +631,6 @@ private final class PatchingIndexWriter: IndexWriter {
   private var racyCutoff: UInt32 = 0
   /// HEAD's tree id: an index whose cache tree says it holds exactly that tree gets its new trees made from it.
   private let headTreeID: [UInt8]?
-  /// The patched index decoded while its trees were made, for the cache tree to be written into it.
-  private var builtTable: IndexTable?
   /// Whether the staged index's cache tree was made whole with its trees (nothing to revalidate).
   private var treeBuilt = false
 
@@ -647,20 +644,16 @@ private final class PatchingIndexWriter: IndexWriter {
   /// Makes every tree of the patched index that its cache tree does not hold as valid (see
   /// ``CacheTree/built(_:existing:store:)``); nil when the index has entries a tree cannot be made from this way
   /// (conflicts, intent-to-add, skip-worktree), which libgit2's path then handles.
-  private func buildTrees(_ patched: IndexPatchResult, objects: NewObjects) throws -> CacheTree.Node? {
+  private func buildTrees(_ patched: IndexPatchResult, objects: NewObjects) throws -> (
+    root: CacheTree.Node, table: IndexTable
+  )? {
     guard let table = try? IndexTable(IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)),
       !table.hasUnusualEntries
     else { return nil }
-    var existing: CacheTree.Node?
-    if let range = table.cacheTree, !range.isEmpty {
-      var cursor = 0
-      existing = try? CacheTree.parse(Array(table.bytes[range]), &cursor)
-    }
-    let root = try CacheTree.built(table, existing: existing) { id, content in
+    let root = try CacheTree.built(table, existing: CacheTree.existing(in: table)) { id, content in
       try objects.storeTree(id: id, content: content)
     }
-    builtTable = table
-    return root
+    return (root, table)
   }
 
   /// Hashes and patches the paths in memory; nil, before anything is written, when the index or the repository's
@@ -685,7 +678,7 @@ private final class PatchingIndexWriter: IndexWriter {
     var operations: [IndexPatchOperation] = []
     racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
     var patched: IndexPatchResult?
-    var built: CacheTree.Node?
+    var built: (root: CacheTree.Node, table: IndexTable)?
     let attributeFiles = try? store.attributeFiles(indexPath, loaded)
     try repository.withAttributesOnlyIndex(attributeFiles) { hashing in
       let objects = NewObjects(repository: repository, hashing: hashing, pathCount: paths.count)
@@ -704,11 +697,10 @@ private final class PatchingIndexWriter: IndexWriter {
     }
     guard let patched else { return nil }
     result = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
-    if let built, let current = result, let table = builtTable {
-      result = IndexFile.replacingCacheTree(current, table: table, root: built)
+    if let built, let current = result {
+      result = IndexFile.replacingCacheTree(current, table: built.table, root: built.root)
       treeBuilt = true
     }
-    builtTable = nil
 
     // The patch writes stage-0 entries only and declines touched conflicted paths, so "no conflicts" carries
     // over; the attribute files carry over unless one of them (or a directory) was touched.
@@ -721,7 +713,7 @@ private final class PatchingIndexWriter: IndexWriter {
 
     // hashPaths wrote each blob (to a pack or through libgit2) or found it in the object database.
     var staged = StagedPaths(removedDescendants: patched.removedDescendants, entriesExist: true)
-    if treeBuilt, let id = built?.id { staged.builtTree = ObjectID(Repository.oid(id)) }
+    if treeBuilt, let id = built?.root.id { staged.builtTree = ObjectID(Repository.oid(id)) }
     for operation in operations {
       let previous = patched.previous[operation.path].map { IndexEntryValue(id: $0.id, mode: $0.mode) }
       let change: StagedPaths.Change
