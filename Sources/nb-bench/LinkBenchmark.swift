@@ -82,22 +82,40 @@ func linkBenchmark(options: Options) throws {
     // A rename rewrites every link to the note in one commit; it alternates between two titles, so each sample is a
     // real rename of a note with that many backlinks (and the walk for edits every command does).
     let linking = min(size, hubBacklinks)
-    var renames: [Double] = []
     var titles = ["Hub note", "Hub renamed"]
-    let commitsBefore = commitCount(root)
-    for _ in 0..<options.samples {
-      // Its summary line on standard error would cut the table; the exit status says whether it worked.
-      let run = must(
-        spawn(nb + ["rename", "hubs/\(titles[0]).md", titles[1]], cwd: root, errors: "/dev/null"), "nb rename")
-      renames.append(run.seconds)
+    func measureRenames(_ label: String) {
+      var renames: [Double] = []
+      let commitsBefore = commitCount(root)
+      for _ in 0..<options.samples {
+        // Its summary line on standard error would cut the table; the exit status says whether it worked.
+        let run = must(
+          spawn(nb + ["rename", "hubs/\(titles[0]).md", titles[1]], cwd: root, errors: "/dev/null"), "nb rename")
+        renames.append(run.seconds)
+        titles.reverse()
+      }
+      let commits = commitCount(root) - commitsBefore
+      let rss = peakRSSKiB(nb + ["rename", "hubs/\(titles[0]).md", titles[1]])
       titles.reverse()
+      let each = commits == options.samples ? "one commit each" : "\(commits) commits for \(options.samples)"
+      rows.append(
+        Row(
+          name: "nb rename of a note with \(linking) backlinks (\(each))\(label), vs git status",
+          p50: percentile(renames, 0.5), p95: percentile(renames, 0.95), rssKiB: rss,
+          versus: ratio(gitStatus, percentile(renames, 0.5))))
     }
-    let commits = commitCount(root) - commitsBefore
-    let rss = peakRSSKiB(nb + ["rename", "hubs/\(titles[0]).md", titles[1]])
-    rows.append(
-      Row(
-        name: "nb rename of a note with \(linking) backlinks (\(commits == options.samples ? "one commit each" : "\(commits) commits for \(options.samples)"))",
-        p50: percentile(renames, 0.5), p95: percentile(renames, 0.95), rssKiB: rss))
+    measureRenames("")
+    // The same while a watcher keeps the change journal: the rename checks only the paths it recorded for edits.
+    if let repository = try? NoteRepository.open(at: URL(fileURLWithPath: root)),
+      let journal = try ChangeJournal.open(repository: repository)
+    {
+      let answering = try NewFileWatcher(directory: journal.requestDirectory) { [journal] in
+        journal.acknowledge(request: $0)
+      }
+      _ = spawn(nb + ["backlinks", typicalPath, "--count"], cwd: root)
+      measureRenames(", watcher running")
+      answering.stop()
+      journal.close()
+    }
     report(size: size, rows: rows)
     let indexBytes = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
       let path = "\(root)/.git/nb/index/notes.sqlite" + suffix

@@ -12,8 +12,8 @@ final class IndexRefreshTests: NoteRepositoryTestCase {
   /// Every row of every table the notes fill, keyed by path instead of rowid, in one canonical order: what two
   /// indexes of the same notes must agree on. Stat data and raciness depend on when a row was written, not on the
   /// note, and are left out.
-  private func dump() throws -> [String] {
-    try repository.index.read { db in
+  private func dump(walking: Bool = true) throws -> [String] {
+    try repository.index.read(walking: walking) { db in
       var lines: [String] = []
       func add(_ sql: String) throws {
         for row in try Row.fetchAll(db, sql: sql) {
@@ -121,6 +121,98 @@ final class IndexRefreshTests: NoteRepositoryTestCase {
     let updated = try dump()
     _ = try repository.index.rebuild()
     XCTAssertEqual(updated, try dump(), "the rows updated after the rename differ from a rebuild's")
+  }
+
+  /// A rename records the rows of the notes it rewrites from their new bytes while it writes them, and gives them
+  /// their files' stat data once they are in place: right after it, without any walk of the work tree, the index
+  /// holds exactly what a rebuild holds, every row's stat data are its file's, and it reflects the new commit.
+  func testARenameRecordsTheRowsOfTheNotesItWritesAsTheyAreWritten() throws {
+    try write("hubs/Hub note.md", "The hub.\n\n## Part\n")
+    for i in 0..<120 {
+      let link = ["[[Hub note]]", "[[Hub note#Part|its part]]", "[hub](../hubs/Hub%20note.md)"][i % 3]
+      try write(
+        "n\(i % 3)/note-\(i).md", "---\ntitle: Note \(i)\ntags: [t\(i % 4)]\n---\nWords \(i), \(link).\n- [ ] task \(i)\n")
+    }
+    try write("n0/unlinked.md", "Nothing here links.\n")
+    _ = try repository.save()
+    XCTAssertEqual(try repository.backlinks(to: "hubs/Hub note.md").count, 120)
+    let hub = try XCTUnwrap(try repository.allNotes().first { $0.path == "hubs/Hub note.md" })
+    try repository.rename(hub, to: "Hub renamed")
+
+    let recorded = try dump(walking: false)
+    let head = try git.run("rev-parse", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)
+    let (meta, stats) = try repository.index.read(walking: false) { db in
+      (
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'head'"),
+        try Row.fetchAll(db, sql: "SELECT path, size, mtime, ctime, inode FROM note ORDER BY path")
+      )
+    }
+    XCTAssertEqual(meta, head, "the index reflects the rename's commit")
+    XCTAssertEqual(stats.count, 122)
+    for row in stats {
+      let path: String = row[0]
+      let info = try XCTUnwrap(FileSystem.lstatInfo(url(path).path), path)
+      XCTAssertEqual(
+        [row[1], row[2], row[3], row[4]] as [Int64],
+        [info.size, info.modifiedNanoseconds, info.changedNanoseconds, Int64(bitPattern: info.inode)],
+        "\(path): the row's stat data are its file's")
+    }
+    _ = try repository.index.rebuild()
+    XCTAssertEqual(recorded, try dump(walking: false), "the rows the rename recorded differ from a rebuild's")
+    XCTAssertEqual(try repository.backlinks(to: "hubs/Hub renamed.md").count, 120)
+  }
+
+  /// A transaction that changes files after the batch its rows were recorded from (here: one of them written again)
+  /// has every path recorded from disk instead: no row keeps the bytes of the batch.
+  func testAChangeAfterTheEarlyRecordedBatchIsRecordedFromDisk() throws {
+    try write("a.md", "First [[b]].\n")
+    try write("b.md", "Bee.\n")
+    _ = try repository.save()
+    _ = try repository.allNotes()
+    try repository.mutate { tx in
+      tx.recordsIndexEarly = true
+      try tx.write(all: [("a.md", Data("Other [[c]].\n".utf8)), ("b.md", Data("Bee two.\n".utf8))])
+      // Of the same size: the stat data alone cannot tell.
+      try tx.write("a.md", "Third [[d]].\n")
+      tx.subject = "edit"
+    }
+    let recorded = try dump(walking: false)
+    XCTAssertTrue(recorded.contains { $0.contains("Third [[d]].") }, recorded.joined(separator: "\n"))
+    _ = try repository.index.rebuild()
+    XCTAssertEqual(recorded, try dump(walking: false))
+  }
+
+  /// The rows a rename records are kept once its files are in place, before its commit lands: when the commit then
+  /// fails and the old bytes are written back, the next query finds those rows stale and reads the notes again.
+  func testRowsOfARenameWhoseCommitFailedAreFoundStale() throws {
+    try write("hubs/Hub note.md", "The hub.\n")
+    for i in 0..<3 { try write("n/note-\(i).md", "Note \(i) links [[Hub note]] here.\n") }
+    _ = try repository.save()
+    // As saved (nb gave each an id).
+    let texts = try (0..<3).map { try read("n/note-\($0).md") }
+    XCTAssertEqual(try repository.backlinks(to: "hubs/Hub note.md").count, 3)
+    // git cannot store the rewritten notes' blobs: a file sits where their loose-object directory must go.
+    var blockers: [URL] = []
+    for text in texts {
+      let rewritten = text.replacingOccurrences(of: "[[Hub note]]", with: "[[Hub renamed]]")
+      let hash = try git.run(arguments: ["hash-object", "--stdin"], stdin: Data(rewritten.utf8))
+      let directory = url(".git/objects/" + hash.prefix(2))
+      if !FileManager.default.fileExists(atPath: directory.path) {
+        try Data().write(to: directory)
+        blockers.append(directory)
+      }
+    }
+    XCTAssertFalse(blockers.isEmpty, "every object directory already exists; pick other content")
+    let hub = try XCTUnwrap(try repository.allNotes().first { $0.path == "hubs/Hub note.md" })
+    XCTAssertThrowsError(try repository.rename(hub, to: "Hub renamed"))
+    for blocker in blockers { try FileManager.default.removeItem(at: blocker) }
+    for (i, text) in texts.enumerated() { XCTAssertEqual(try read("n/note-\(i).md"), text) }
+    XCTAssertEqual(
+      try repository.backlinks(to: "hubs/Hub note.md").map(\.source), texts.indices.map { "n/note-\($0).md" })
+    XCTAssertEqual(try repository.search("renamed").count, 0)
+    let refreshed = try dump()
+    _ = try repository.index.rebuild()
+    XCTAssertEqual(refreshed, try dump(), "rows of the failed rename survived the refresh")
   }
 
   /// Queries inside withConsistentIndex share one refresh: an edit another program makes after the first query is

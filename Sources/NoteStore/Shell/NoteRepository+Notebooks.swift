@@ -66,6 +66,8 @@ extension NoteRepository {
         tx.touch(file)
         tx.touch(target + file.dropFirst(source.count))
       }
+      // The batch of rewritten links is its last change: their index rows are made while they are written.
+      tx.recordsIndexEarly = true
       try apply(plan, moves: moves, in: &tx)
       for note in scanner.notes(in: target, recursive: true) { tx.note(note.id) }
       tx.subject = "rename notebook \(source) -> \(target)"

@@ -360,7 +360,12 @@ extension NoteRepository {
   /// bare links elsewhere that its new name would make ambiguous are written as the shortest unambiguous path.
   @discardableResult
   public func moveNote(_ note: Note, to destination: String, updateLinks: Bool = true) throws -> NoteMove {
-    try mutate { tx in try move(note, to: destination, in: &tx, updateLinks: updateLinks) }
+    try mutate { tx in
+      // Its last change is the batch of the note and its linking notes: their index rows are made while they are
+      // written.
+      tx.recordsIndexEarly = true
+      return try move(note, to: destination, in: &tx, updateLinks: updateLinks)
+    }
   }
 
   /// `move` inside a transaction another operation owns (filing an inbox item moves it and edits it in one commit).

@@ -84,6 +84,8 @@ extension NoteRepository {
         if metadata.hasFrontMatter, result != text { result = try self.stamp(note.path, text: result).text }
         return result
       }
+      // As for a move: the index rows of the batch it ends with are made while it is written.
+      tx.recordsIndexEarly = true
       let moved = try move(note, to: target, in: &tx, updateLinks: updateLinks, edit: retitle)
       tx.subject = target == note.path ? "retitle \(note.path)" : "rename \(note.path) -> \(target)"
       return moved

@@ -55,6 +55,8 @@ extension NoteRepository {
 
   private func rewriteTags(subject: String, matching tag: String, _ rewrite: ([String]) -> [String]) throws -> Int {
     try mutate { tx in
+      // Its one change is the batch of retagged notes: their index rows are made while they are written.
+      tx.recordsIndexEarly = true
       let affected = try notes(taggedWith: tag)
       // Everything is computed before the first write, so a malformed note stops the command with nothing changed.
       var updates: [(path: String, text: String, id: String)] = []

@@ -356,11 +356,17 @@ public final class NoteRepository {
         // Past this record a crash is settled by looking at HEAD: moved means the commit landed.
         try tx.journal?.append([(JournalRecord(kind: .commit, subject: tx.subject, paths: tx.paths), nil)])
         // Only a repository with an index pays for keeping it current (one ref lookup, then its rows).
-        let indexed = index.isPresent
+        let indexed = tx.earlyRecord != nil || index.isPresent
         let before = indexed ? try git.headID() : nil
         // Part of the same operation, so the next search sees this change without walking the work tree for it;
         // made on another core while libgit2 commits.
-        let record = indexed ? index.beginRecordingCommit(paths: tx.paths, from: before) : nil
+        let record: PendingCommitRecord?
+        if let early = tx.earlyRecord {
+          early.commitBegins(paths: tx.paths)
+          record = early
+        } else {
+          record = indexed ? index.beginRecordingCommit(paths: tx.paths, from: before) : nil
+        }
         let commit: String?
         do {
           commit = try git.commit(
@@ -374,11 +380,14 @@ public final class NoteRepository {
         record?.finish(at: commit ?? before)
         Phases.mark("index after commit")
       }
+      // A recording started for a transaction that committed nothing (or was told already: then this does nothing).
+      tx.earlyRecord?.abandon()
       tx.journal?.finish()
       tx.replaced.wait()
       Phases.mark("journal finish, replaced closed")
       return result
     } catch {
+      tx.earlyRecord?.abandon()
       tx.rollback()
       tx.journal?.finish()
       tx.replaced.wait()
@@ -400,6 +409,13 @@ struct Transaction {
   private(set) var journal: Journal?
   /// The files batch writes replaced, freed in the background while the transaction goes on.
   let replaced = ReplacedFiles()
+  /// Set by an operation whose last change is ``write(all:)`` (a rename, a move, a tag or notebook rename): the
+  /// index rows of the notes it writes are made from their new bytes while they are written
+  /// (``NoteIndex/beginRecording(from:)``), instead of after the commit begins. Nothing may query the index between
+  /// that write and the commit.
+  var recordsIndexEarly = false
+  /// That recording, once the first batch started it.
+  private(set) var earlyRecord: PendingCommitRecord?
 
   init(repository: NoteRepository) { self.repository = repository }
 
@@ -432,6 +448,7 @@ struct Transaction {
   }
 
   mutating func write(_ path: String, _ data: Data) throws {
+    earlyRecord?.taint()
     try repository.checkInside(path)
     let full = repository.absolute(path)
     let old = try? FileSystem.read(full)
@@ -465,6 +482,11 @@ struct Transaction {
       Phases.mark("write: read olds")
       let priors = try log(batch.map { Self.writeRecord($0.path, old: $0.old, new: $0.data) })
       Phases.mark("write: journal")
+      if recordsIndexEarly {
+        if earlyRecord == nil { earlyRecord = repository.index.beginRecording(from: try repository.git.headID()) }
+        earlyRecord?.feed(
+          batch.filter { RepoPaths.isNotePath($0.path) && !NoteIndex.isHidden($0.path) }.map { ($0.path, $0.data) })
+      }
       for file in batch {
         let parent = (file.full as NSString).deletingLastPathComponent
         if !FileSystem.exists(parent) { try makeDirectories(parent) }
@@ -514,6 +536,7 @@ struct Transaction {
 
   /// Removes a file, keeping its bytes in memory until the commit lands.
   mutating func remove(_ path: String) throws {
+    earlyRecord?.taint()
     try repository.checkInside(path)
     let full = repository.absolute(path)
     guard let old = try? FileSystem.read(full) else { return }
@@ -545,6 +568,7 @@ struct Transaction {
 
   /// Renames a file or directory (same file system, so it is atomic), recording the reverse move.
   mutating func move(_ from: String, _ to: String) throws {
+    earlyRecord?.taint()
     try repository.checkInside(from)
     try repository.checkInside(to)
     let source = repository.absolute(from)

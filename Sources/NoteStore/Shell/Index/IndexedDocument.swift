@@ -37,6 +37,24 @@ struct IndexedDocument {
       data = whole
       truncated = false
     }
+    return parse(path: path, data: data, truncated: truncated) { try? FileSystem.read(full, limit: linkLimit) }
+  }
+
+  /// The document of `path` made from its bytes in memory, `data` being the whole file: exactly what
+  /// ``read(root:path:)`` makes once those bytes are on disk (a file past the body limit is read as that reads it).
+  static func parse(path: String, data: Data) -> IndexedDocument {
+    let limit = bodyLimit + NoteScanner.headBytes
+    guard data.count >= limit, !NoteScanner.needsWholeFile(head: data.prefix(limit)) else {
+      return parse(path: path, data: data, truncated: false) { nil }
+    }
+    return parse(path: path, data: data.prefix(limit), truncated: true) { data.prefix(linkLimit) }
+  }
+
+  /// The document of `path` from `data`: the whole file, or its first bytes when `truncated` (then `linkBytes`
+  /// gives the bytes links are read from).
+  private static func parse(
+    path: String, data: Data, truncated: Bool, linkBytes: () -> Data?
+  ) -> IndexedDocument {
     let contentHash = truncated ? nil : Journal.contentHash(data)
     guard let text = NoteScanner.decodeUTF8Prefix(data, truncated: truncated) else {
       return IndexedDocument(
@@ -49,7 +67,7 @@ struct IndexedDocument {
     let body = capped(bodyText)
     let bodyStart = text.utf8.count - bodyText.utf8.count
     var links: [LinkRow]
-    if truncated, let whole = try? FileSystem.read(full, limit: linkLimit),
+    if truncated, let whole = linkBytes(),
       let wholeText = NoteScanner.decodeUTF8Prefix(whole, truncated: whole.count == linkLimit)
     {
       links = NoteIndex.linkRows(in: wholeText, source: path)

@@ -46,6 +46,9 @@ final class NoteIndex {
 
   private unowned let repository: NoteRepository
   private var queue: DatabaseQueue?
+  /// The last commit recording started (``beginRecording(from:)``): while its outcome is untold, its thread may hold
+  /// the write transaction of `queue`, and a query would wait for it forever.
+  private weak var recording: PendingCommitRecord?
   private var inMemory = false
   /// Whether a (re)build should tell the user: quiet the very first time, when there was never an index.
   private var announceBuild = true
@@ -147,6 +150,7 @@ final class NoteIndex {
   /// Opens the database file, creating it (and its directory) when missing; a read-only connection when it cannot
   /// be written, an in-memory index when it cannot be opened at all.
   private func opened() throws -> DatabaseQueue {
+    assert(recording?.isOpen != true, "the index was used while a commit's recording held it")
     if let queue { return queue }
     if !FileSystem.exists(directory) { announceBuild = false }
     if let problem = Self.headerDamage(path) {
@@ -561,10 +565,36 @@ final class NoteIndex {
   /// Quietly does nothing when the index is missing, unusable or busy: it is derived data, and the next read
   /// repairs it. The files of `paths` must already be written.
   func beginRecordingCommit(paths: [String], from old: String?) -> PendingCommitRecord? {
+    let pending = beginRecording(from: old, keepingBeforeOutcome: false)
+    pending?.commitBegins(paths: paths)
+    return pending
+  }
+
+  /// Starts recording a commit before its files are written: the rows of the notes handed to
+  /// ``PendingCommitRecord/feed(_:)`` are made from their new bytes in memory while the caller writes them, and
+  /// once ``PendingCommitRecord/commitBegins(paths:)`` says every file is in place, those rows get the files' stat
+  /// data and every other path is recorded from disk, as ``beginRecordingCommit(paths:from:)`` does. A rename's
+  /// thousand linking notes had their rows written only after the files were, the longest step of it.
+  ///
+  /// The rows are kept as soon as the files are in place, without waiting for the commit (writing a thousand
+  /// notes' pages into the database took as long as the commit): they describe the files on disk, as any refresh's
+  /// rows do, and only the commit the index reflects (meta `head`) waits for the outcome. If the commit fails, the
+  /// rollback writes the old bytes back and the next walk finds those rows stale by their stat data, or by their
+  /// bytes (rows recorded this soon after a write are racy, ``isRacy(_:now:)``); a kill in between leaves `head`
+  /// behind HEAD, and the next refresh records the commit's paths again.
+  ///
+  /// Until the commit begins, this thread holds the index's write transaction: the caller must not touch the
+  /// index (a read may write, and would wait for itself). A change the transaction makes after a feed other than
+  /// another batch of written files must ``PendingCommitRecord/taint()`` the record: every path is then recorded
+  /// from disk.
+  func beginRecording(from old: String?) -> PendingCommitRecord? {
+    beginRecording(from: old, keepingBeforeOutcome: true)
+  }
+
+  private func beginRecording(from old: String?, keepingBeforeOutcome: Bool) -> PendingCommitRecord? {
     guard isPresent else { return nil }
-    // Every other file too: an attachment added, moved or deleted changes what links reach.
-    let notePaths = Set(paths.compactMap(Self.notePath(for:))).union(paths.filter(Self.isOtherFile)).sorted()
     let pending = PendingCommitRecord()
+    recording = pending
     let existing = queue
     let (path, layout, root, attachments) = (self.path, self.layout, self.root, self.attachments)
     DispatchQueue.global(qos: .userInitiated).async {
@@ -579,11 +609,34 @@ final class NoteIndex {
           configuration.busyMode = .timeout(0.5)
           queue = try DatabaseQueue(path: path, configuration: configuration)
         }
+        var kept = false
         try Self.writing(queue) { db in
           let state = try Self.state(db, layout: layout)
           guard state.usable else { return .rollback }
+          // The stat data are unknown until the files are in place: these rows get theirs below.
+          var early: [String: (document: IndexedDocument, size: Int)] = [:]
+          let unknown = FileSystem.Info(
+            size: -1, modifiedNanoseconds: 0, inode: 0, isDirectory: false, isRegular: true, isSymlink: false)
+          while let batch = pending.nextFeed() {
+            let documents = batch.concurrentMap { IndexedDocument.parse(path: $0.path, data: $0.data) }
+            for (file, document) in zip(batch, documents) {
+              try Self.sync(
+                db, root: root, path: file.path, now: 0, attachments: attachments,
+                prepared: PreparedNote(info: unknown, document: document))
+              early[file.path] = (document, file.data.count)
+            }
+          }
+          guard let (paths, tainted) = pending.committed() else { return .rollback }
+          // Every other file too: an attachment added, moved or deleted changes what links reach.
+          let notePaths = Set(paths.compactMap(Self.notePath(for:))).union(paths.filter(Self.isOtherFile))
           let now = Self.nowNanoseconds()
-          try Self.sync(db, root: root, paths: notePaths, now: now, attachments: attachments)
+          var fromDisk = tainted ? notePaths : notePaths.subtracting(early.keys)
+          if !tainted { fromDisk.formUnion(try Self.stamp(db, root: root, early, now: now)) }
+          try Self.sync(db, root: root, paths: fromDisk.sorted(), now: now, attachments: attachments)
+          if keepingBeforeOutcome {
+            kept = true
+            return .commit
+          }
           // Nothing is kept unless the commit landed: rows of files a failed commit's rollback puts back would
           // claim the new bytes.
           pending.decided.wait()
@@ -591,11 +644,40 @@ final class NoteIndex {
           if state.head == old { try Self.setMeta(db, "head", outcome) }
           return .commit
         }
+        guard kept else { return }
+        pending.decided.wait()
+        guard let outcome = pending.outcome else { return }
+        try queue.inTransaction(.immediate) { db in
+          if try Self.meta(db, "head") == old { try Self.setMeta(db, "head", outcome) }
+          return .commit
+        }
       } catch {
         return
       }
     }
     return pending
+  }
+
+  /// Gives the rows made from bytes in memory the stat data of their files, now in place; returns the paths whose
+  /// file is not the one expected (gone, not a regular file, another size), to be recorded from disk.
+  private static func stamp(
+    _ db: Database, root: String, _ early: [String: (document: IndexedDocument, size: Int)], now: Int64
+  ) throws -> [String] {
+    let update = try db.cachedStatement(
+      sql: "UPDATE note SET size = ?, mtime = ?, ctime = ?, inode = ?, racy = ? WHERE path = ?")
+    var again: [String] = []
+    for (path, written) in early {
+      guard let info = FileSystem.lstatInfo(root + "/" + path), info.isRegular, info.size == written.size else {
+        again.append(path)
+        continue
+      }
+      // Racy as any row of a file just written: the next walk confirms it by its bytes.
+      let racy = isRacy(info, now: now) ? racyMarker(written.document.contentHash) : 0
+      try update.execute(arguments: [
+        info.size, info.modifiedNanoseconds, info.changedNanoseconds, Int64(bitPattern: info.inode), racy, path,
+      ])
+    }
+    return again
   }
 
   /// The note a committed path belongs to: itself for a note, the note beside it for an ink sidecar; nil for
@@ -1239,8 +1321,9 @@ final class NoteIndex {
   }
 }
 
-/// An index update running beside the commit it records (``NoteIndex/beginRecordingCommit(paths:from:)``): told
-/// the commit's outcome exactly once, by ``finish(at:)`` or ``abandon()``, each of which waits for the update.
+/// An index update running beside the commit it records (``NoteIndex/beginRecordingCommit(paths:from:)``,
+/// ``NoteIndex/beginRecording(from:)``): told the commit's outcome exactly once, by ``finish(at:)`` or
+/// ``abandon()``, each of which waits for the update (a second call does nothing).
 final class PendingCommitRecord: @unchecked Sendable {
   fileprivate let decided = DispatchSemaphore(value: 0)
   fileprivate let done = DispatchSemaphore(value: 0)
@@ -1248,15 +1331,88 @@ final class PendingCommitRecord: @unchecked Sendable {
   /// or a commit into nothing), in its `.some` wrapper when the rows are to be kept.
   fileprivate var outcome: String??
 
+  /// Guards the fields below, between the caller's thread and the recording one.
+  private let condition = NSCondition()
+  private var feeds: [[(path: String, data: Data)]] = []
+  private var paths: [String]?
+  private var tainted = false
+  private var abandoned = false
+  private var told = false
+
+  /// Whether the outcome is still to be told: the recording thread may hold the index's write transaction.
+  var isOpen: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return !told
+  }
+
+  /// Notes about to be written with these bytes (whole files, at paths that are notes): their rows are made from
+  /// them now.
+  func feed(_ files: [(path: String, data: Data)]) {
+    guard !files.isEmpty else { return }
+    condition.lock()
+    feeds.append(files)
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// Something changed after a feed other than by a later feed: the fed rows are made again from disk.
+  func taint() {
+    condition.lock()
+    tainted = true
+    condition.unlock()
+  }
+
+  /// Every file of the commit is in place: `paths` are the commit's.
+  func commitBegins(paths: [String]) {
+    condition.lock()
+    self.paths = paths
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// The next batch fed, waiting for one; nil once the commit began and every batch was taken (or it was
+  /// abandoned).
+  fileprivate func nextFeed() -> [(path: String, data: Data)]? {
+    condition.lock()
+    defer { condition.unlock() }
+    while feeds.isEmpty && paths == nil { condition.wait() }
+    if abandoned { return nil }
+    return feeds.isEmpty ? nil : feeds.removeFirst()
+  }
+
+  /// The commit's paths and whether the feeds were tainted; nil when abandoned before the commit began.
+  fileprivate func committed() -> (paths: [String], tainted: Bool)? {
+    condition.lock()
+    defer { condition.unlock() }
+    return abandoned ? nil : paths.map { ($0, tainted) }
+  }
+
+  /// Marks the outcome told; false when it already was.
+  private func tell() -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    guard !told else { return false }
+    told = true
+    return true
+  }
+
   /// The commit landed (`head` is HEAD now, the one before it when nothing was committed): keeps the rows.
   func finish(at head: String?) {
+    guard tell() else { return }
     outcome = .some(head)
     decided.signal()
     done.wait()
   }
 
-  /// The commit failed: the rows are rolled back.
+  /// The commit failed or never happened: the rows are rolled back.
   func abandon() {
+    guard tell() else { return }
+    condition.lock()
+    abandoned = true
+    if paths == nil { paths = [] }
+    condition.signal()
+    condition.unlock()
     outcome = nil
     decided.signal()
     done.wait()
