@@ -138,11 +138,11 @@ extension NoteRepository {
     Phases.mark("before plan")
     let (paths, candidates) = try index.read { db -> (Set<String>, [String: String?]) in
       var candidates: [String: String?] = [:]
-      var rowids: [Int64] = []
-      func collect(_ rows: [Row]) {
-        for row in rows where candidates[row[0]] == nil {
+      var movedRowids: [Int64] = []
+      func collect(_ rows: [Row], moved: Bool = false) {
+        for row in rows {
           candidates[row[0]] = row[1] as String?
-          rowids.append(row[2])
+          if moved { movedRowids.append(row[2]) }
         }
       }
       try Self.sliced(Array(keys)) { marks, arguments in
@@ -157,11 +157,14 @@ extension NoteRepository {
       try Self.sliced(movedNotes) { marks, arguments in
         collect(
           try Row.fetchAll(
-            db, sql: "SELECT path, note_id, rowid FROM note WHERE path IN (\(marks))", arguments: arguments))
+            db, sql: "SELECT path, note_id, rowid FROM note WHERE path IN (\(marks))", arguments: arguments),
+          moved: true)
       }
-      // The files any of those notes' links can reach: those named like the links (a link only reaches a file of
-      // its own name key), and those named like what moves or appears. Resolving over them answers every link
-      // read here exactly as over every path, without listing every path of a large repository for one `nb add`.
+      // The files the links that can change reach. A link only ever reaches a file of its own name key, so in a
+      // note that stays, only links keyed like what moves or appears can reach another file after the change:
+      // the files of those keys answer them exactly as every path would, and every other link resolves to
+      // nothing here and is left alone. A moved note's relative links can change whatever they reach: the files
+      // named like any of its links too. (A rename's thousand linking notes hold ten thousand other links.)
       var paths = Set<String>()
       let pathsByKey =
         "SELECT path FROM note WHERE link_name IN (%@) UNION ALL SELECT path FROM file WHERE name IN (%@)"
@@ -169,7 +172,7 @@ extension NoteRepository {
         let sql = pathsByKey.replacingOccurrences(of: "%@", with: marks)
         paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))
       }
-      try Self.sliced(rowids) { marks, arguments in
+      try Self.sliced(movedRowids) { marks, arguments in
         let names = "SELECT name FROM link WHERE note IN (\(marks))"
         let sql = pathsByKey.replacingOccurrences(of: "%@", with: names)
         paths.formUnion(try String.fetchAll(db, sql: sql, arguments: arguments + arguments))
