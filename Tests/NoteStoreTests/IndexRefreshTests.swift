@@ -192,17 +192,8 @@ final class IndexRefreshTests: NoteRepositoryTestCase {
     let texts = try (0..<3).map { try read("n/note-\($0).md") }
     XCTAssertEqual(try repository.backlinks(to: "hubs/Hub note.md").count, 3)
     // git cannot store the rewritten notes' blobs: a file sits where their loose-object directory must go.
-    var blockers: [URL] = []
-    for text in texts {
-      let rewritten = text.replacingOccurrences(of: "[[Hub note]]", with: "[[Hub renamed]]")
-      let hash = try git.run(arguments: ["hash-object", "--stdin"], stdin: Data(rewritten.utf8))
-      let directory = url(".git/objects/" + hash.prefix(2))
-      if !FileManager.default.fileExists(atPath: directory.path) {
-        try Data().write(to: directory)
-        blockers.append(directory)
-      }
-    }
-    XCTAssertFalse(blockers.isEmpty, "every object directory already exists; pick other content")
+    let blockers = try blockLooseObjects(
+      of: texts.map { $0.replacingOccurrences(of: "[[Hub note]]", with: "[[Hub renamed]]") })
     let hub = try XCTUnwrap(try repository.allNotes().first { $0.path == "hubs/Hub note.md" })
     XCTAssertThrowsError(try repository.rename(hub, to: "Hub renamed"))
     for blocker in blockers { try FileManager.default.removeItem(at: blocker) }

@@ -113,16 +113,7 @@ final class NoteRepositoryTagTests: NoteRepositoryTestCase {
         + "updated: 2026-11-22T10:07:01+01:00\nextra: \"kept\"\n---\nbody a\n",
       "---\nid: \(idB)\ntags:\n- planning\n- other\nmodified: 2026-11-22T10:07:01+01:00\n---\n# B\n",
     ]
-    var blockers: [URL] = []
-    for text in rewritten {
-      let hash = try git.run(arguments: ["hash-object", "--stdin"], stdin: Data(text.utf8))
-      let directory = url(".git/objects/" + hash.prefix(2))
-      if !FileManager.default.fileExists(atPath: directory.path) {
-        try Data().write(to: directory)
-        blockers.append(directory)
-      }
-    }
-    XCTAssertFalse(blockers.isEmpty, "every object directory already exists; pick other content")
+    let blockers = try blockLooseObjects(of: rewritten)
     try assertRefusedWithNothingChanged { _ = try repository.renameTag("plan", to: "planning") }
     for blocker in blockers { try FileManager.default.removeItem(at: blocker) }
     XCTAssertEqual(try git.run("diff", "--cached", "--name-only"), "", "the index must not keep the rolled-back edit")

@@ -72,6 +72,23 @@ class NoteRepositoryTestCase: XCTestCase {
     try data.write(to: target)
   }
 
+  /// Makes git unable to store blobs of `texts` as loose objects (a commit of fewer than 64 files writes them so):
+  /// a file sits where each one's object directory must go, when that directory does not exist yet. Returns the
+  /// files put there, to remove afterwards; fails the test when none could be.
+  func blockLooseObjects(of texts: [String], file: StaticString = #filePath, line: UInt = #line) throws -> [URL] {
+    var blockers: [URL] = []
+    for text in texts {
+      let hash = try git.run(arguments: ["hash-object", "--stdin"], stdin: Data(text.utf8))
+      let directory = url(".git/objects/" + hash.prefix(2))
+      if !FileManager.default.fileExists(atPath: directory.path) {
+        try Data().write(to: directory)
+        blockers.append(directory)
+      }
+    }
+    XCTAssertFalse(blockers.isEmpty, "every object directory already exists; pick other content", file: file, line: line)
+    return blockers
+  }
+
   /// Every file under the work tree (outside `.git`) with its bytes, to prove an operation changed nothing.
   func snapshot() throws -> [String: Data] {
     var result: [String: Data] = [:]
