@@ -310,10 +310,12 @@ extension NoteIndex {
   ) throws -> [Int64: String] {
     var notes: [Int64: String] = [:]
     var paths: [String] = []
+    var byRowid = RowidTable<String>()
     let noteRows = try Row.fetchCursor(db, sql: "SELECT rowid, path FROM note")
     while let row = try noteRows.next() {
       let path: String = row[1]
       notes[row[0]] = path
+      byRowid[row[0]] = path
       paths.append(path)
     }
     paths += try String.fetchAll(db, sql: "SELECT path FROM file")
@@ -325,7 +327,7 @@ extension NoteIndex {
     while let row = try links.next() {
       let target: String = row[0]
       let note: Int64 = row[1]
-      let source = notes[note] ?? ""
+      let source = byRowid[note] ?? ""
       if target != last {
         last = target
         shared = resolver.resolveFromAnywhere(target: target)
@@ -339,10 +341,10 @@ extension NoteIndex {
   static func checkLinks(_ db: Database) throws -> LinkCheck {
     var check = LinkCheck()
     var problems: [(Int64, Int, LinkResolution)] = []
-    var sources = Set<Int64>()
+    var sources = RowidTable<Bool>()
     let notes = try resolveAll(db) { note, ordinal, _, target, resolution in
       check.links += 1
-      sources.insert(note)
+      sources[note] = true
       switch resolution {
       case .note where target.isEmpty: check.sameNote += 1
       case .note: check.toNotes += 1
@@ -444,7 +446,7 @@ struct LinkGraph {
   var deadEnds = Set<Int64>()
 
   init(_ db: Database) throws {
-    var linksOut = Set<Int64>()
+    var linksOut = RowidTable<Bool>()
     var reached = Set<String>()
     var unresolved = Set<Int64>()
     let notes = try NoteIndex.resolveAll(db) { note, _, source, _, resolution in
@@ -454,13 +456,44 @@ struct LinkGraph {
       }
       // A link into the note itself leads nowhere else.
       if path == source { return }
-      linksOut.insert(note)
+      linksOut[note] = true
       reached.insert(path)
     }
     self.unresolved = unresolved
-    for (rowid, path) in notes where !linksOut.contains(rowid) {
+    for (rowid, path) in notes where linksOut[rowid] != true {
       deadEnds.insert(rowid)
       if !reached.contains(path) { orphans.insert(rowid) }
+    }
+  }
+}
+
+/// Values by note rowid, for a pass over every link that looks one up per link (a million at 100 000 notes): an
+/// array indexed by rowid, which SQLite hands out densely, instead of hashing each; a rowid far past the number of
+/// values (a table thinned by mass deletions) goes to a dictionary.
+struct RowidTable<Value> {
+  private var dense: [Value?] = []
+  private var sparse: [Int64: Value] = [:]
+  /// How many rowids have a value.
+  private(set) var count = 0
+
+  subscript(rowid: Int64) -> Value? {
+    get {
+      if rowid >= 0, rowid < dense.count, let value = dense[Int(rowid)] { return value }
+      return sparse.isEmpty ? nil : sparse[rowid]
+    }
+    set {
+      let had = self[rowid] != nil
+      count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+      // Set below in one place only: the array may have grown past a rowid kept in the dictionary.
+      if !sparse.isEmpty { sparse[rowid] = nil }
+      if rowid >= 0, rowid < dense.count {
+        dense[Int(rowid)] = newValue
+      } else if rowid >= 0, rowid < 4 * Int64(count) + 4_096 {
+        dense.append(contentsOf: repeatElement(nil, count: Int(rowid) - dense.count))
+        dense.append(newValue)
+      } else {
+        sparse[rowid] = newValue
+      }
     }
   }
 }
