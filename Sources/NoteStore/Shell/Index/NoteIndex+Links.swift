@@ -299,7 +299,7 @@ extension NoteIndex {
   }
 
   /// Every link resolved with one resolver over every path: `visit` gets each link's note rowid, ordinal, note
-  /// path, target and resolution, in name key and target order. Returns the note paths by rowid.
+  /// path, target and resolution, in name key and target order. Returns every note's rowid and path.
   ///
   /// The links are read from the `(name, target)` index alone, so equal targets come together and a target whose
   /// answer is the same from every note (``LinkResolver/resolveFromAnywhere(target:)``: most of them) is resolved
@@ -307,16 +307,16 @@ extension NoteIndex {
   @discardableResult
   static func resolveAll(
     _ db: Database, _ visit: (_ note: Int64, _ ordinal: Int, _ source: String, _ target: String, LinkResolution) -> Void
-  ) throws -> [Int64: String] {
-    var notes: [Int64: String] = [:]
+  ) throws -> [(rowid: Int64, path: String)] {
+    var notes: [(rowid: Int64, path: String)] = []
     var paths: [String] = []
     var byRowid = RowidTable<String>()
     let noteRows = try Row.fetchCursor(db, sql: "SELECT rowid, path FROM note")
     while let row = try noteRows.next() {
-      let path: String = row[1]
-      notes[row[0]] = path
-      byRowid[row[0]] = path
-      paths.append(path)
+      let note: (rowid: Int64, path: String) = (row[0], row[1])
+      notes.append(note)
+      byRowid[note.rowid] = note.path
+      paths.append(note.path)
     }
     paths += try String.fetchAll(db, sql: "SELECT path FROM file")
     let resolver = LinkResolver(paths: paths)
