@@ -160,13 +160,46 @@ public struct LinkResolver: Sendable {
   /// where no path from the root decides (a note's own folder may hold one of them). Checking every link of a
   /// repository resolves each such target once, not once per link.
   public func resolveFromAnywhere(target: String) -> LinkResolution? {
+    guard let found = findFromAnywhere(target: target) else { return nil }
+    guard case .file(let index, let isAmbiguous) = found else { return .unresolved }
+    if !isAmbiguous { return notes[index] ? .note(paths[index]) : .attachment(paths[index]) }
+    // The root path decided among several: the same answer as from a note at the root, with its other files.
+    return resolve(target: target, from: "")
+  }
+
+  /// What a link reaches, as a position in ``paths``: a resolution without the strings of its answer, for a pass
+  /// over every link of a repository (a million at 100 000 notes), which needs to know which file, not its name.
+  public enum Found: Hashable, Sendable {
+    /// `paths[index]`; ambiguous as ``LinkResolution/isAmbiguous`` (a tie-break chose among several files).
+    case file(Int, isAmbiguous: Bool)
+    case unresolved
+  }
+
+  /// ``resolve(target:from:)`` as a position in ``paths``. A link into the same note (an empty target) finds
+  /// `source` when it is one of the files.
+  public func find(target: String, from source: String) -> Found {
+    if target.isEmpty {
+      let index = Self.chain(pathFirst[source.lowercased()], pathNext).first { paths[$0] == source }
+      return index.map { .file($0, isAmbiguous: false) } ?? .unresolved
+    }
+    guard let match = match(target, from: source) else { return .unresolved }
+    return .file(match.index, isAmbiguous: !match.others.isEmpty)
+  }
+
+  /// ``resolveFromAnywhere(target:)`` as a position in ``paths``: nil when the answer depends on the linking note.
+  public func findFromAnywhere(target: String) -> Found? {
     guard !target.isEmpty, !LinkPath.isRelative(target.drop { $0 == "/" }) else { return nil }
     // From the root the own-folder rule never applies; what is left holds from every folder when the root path
     // decided (it comes first everywhere), nothing matched (no file has the name), or one file has the name.
     guard let match = match(target, from: "") else { return .unresolved }
-    if match.step == .vaultPath || match.others.isEmpty { return resolution(match) }
+    if match.step == .vaultPath || match.others.isEmpty {
+      return .file(match.index, isAmbiguous: !match.others.isEmpty)
+    }
     return nil
   }
+
+  /// Whether `paths[index]` is a note (a `.md` file, any case): what ``resolve(target:from:)`` answers `.note` for.
+  public func isNote(at index: Int) -> Bool { notes[index] }
 
   private func resolution(_ match: Match) -> LinkResolution {
     let path = paths[match.index]
@@ -218,11 +251,8 @@ public struct LinkResolver: Sendable {
     while rest.utf8.first == Bytes.slash { rest = rest.dropFirst() }
     guard let last = rest.utf8.last, last != Bytes.slash else { return "" }
     if LinkPath.isRelative(rest) {
-      let folder = LinkPath.directory(of: source).split(separator: "/")
-      guard let components = LinkPath.normalized(folder + rest.split(separator: "/", omittingEmptySubsequences: false)),
-        let name = components.last
-      else { return "" }
-      return fold(name)
+      guard let path = LinkPath.joined(LinkPath.directory(of: source), rest) else { return "" }
+      return fold(LinkPath.name(of: path[...]))
     }
     if LinkPath.isNormalized(rest) { return fold(LinkPath.name(of: rest)) }
     guard let components = LinkPath.normalized(rest.split(separator: "/", omittingEmptySubsequences: false)),
@@ -266,10 +296,7 @@ public struct LinkResolver: Sendable {
     // A folder is not a file.
     guard let last = rest.utf8.last, last != Bytes.slash else { return nil }
     if LinkPath.isRelative(rest) {
-      let folder = LinkPath.directory(of: source).split(separator: "/")
-      let written = rest.split(separator: "/", omittingEmptySubsequences: false)
-      guard let components = LinkPath.normalized(folder + written), !components.isEmpty else { return nil }
-      let path = components.joined(separator: "/")
+      guard let path = LinkPath.joined(LinkPath.directory(of: source), rest) else { return nil }
       let lowered = path.lowercased()
       for (key, lowerKey) in keys(path, lowered) {
         if let found = exact(lowerKey, written: key) {

@@ -99,6 +99,70 @@ final class NameKeyTests: XCTestCase {
     XCTAssertEqual(LinkResolver(paths: ["a/x.md"]).resolveFromAnywhere(target: "y"), .unresolved)
   }
 
+  /// The positions `find` gives are the files `resolve` names, with the same ambiguity, from every note; and
+  /// `findFromAnywhere` answers exactly where `resolveFromAnywhere` does.
+  func testFindingByPositionIsResolving() {
+    var files = 0
+    var ambiguous = 0
+    for seed in UInt64(1)...300 {
+      var random = SplitMix64(seed: seed)
+      var paths: [String] = []
+      for _ in 0..<Int.random(in: 3...30, using: &random) {
+        let folder = Self.folders.randomElement(using: &random)!
+        let name = Self.names.randomElement(using: &random)! + Self.extensions.randomElement(using: &random)!
+        paths.append(folder.isEmpty ? name : folder + "/" + name)
+      }
+      let resolver = LinkResolver(paths: paths)
+      let sources = resolver.paths.filter { $0.lowercased().hasSuffix(".md") } + ["n.md", "a/b/deep.md"]
+      for _ in 0..<40 {
+        let source = sources.randomElement(using: &random)!
+        let target = Self.target(paths.randomElement(using: &random)!, source, &random)
+        let expected = resolver.resolve(target: target, from: source)
+        let context = "seed \(seed): \(target) from \(source)"
+        switch resolver.find(target: target, from: source) {
+        case .file(let index, let isAmbiguous):
+          files += 1
+          if isAmbiguous { ambiguous += 1 }
+          XCTAssertEqual(resolver.paths[index], expected.path, context)
+          XCTAssertEqual(isAmbiguous, expected.isAmbiguous, context)
+          XCTAssertEqual(resolver.isNote(at: index), expected == .note(expected.path!, others: expected.others))
+        case .unresolved: XCTAssertEqual(expected, .unresolved, context)
+        }
+        let shared = resolver.resolveFromAnywhere(target: target)
+        switch resolver.findFromAnywhere(target: target) {
+        case nil: XCTAssertNil(shared, context)
+        case .unresolved: XCTAssertEqual(shared, .unresolved, context)
+        case .file(let index, let isAmbiguous):
+          XCTAssertEqual(shared?.path, resolver.paths[index], context)
+          XCTAssertEqual(shared?.isAmbiguous, isAmbiguous, context)
+        }
+      }
+    }
+    XCTAssertGreaterThan(files, 5_000)
+    XCTAssertGreaterThan(ambiguous, 500)
+    // A link into the same note finds the note when it is one of the files.
+    let resolver = LinkResolver(paths: ["a/n.md", "x.png"])
+    XCTAssertEqual(resolver.find(target: "", from: "a/n.md"), .file(0, isAmbiguous: false))
+    XCTAssertEqual(resolver.find(target: "", from: "b/n.md"), .unresolved)
+    XCTAssertFalse(resolver.isNote(at: 1))
+  }
+
+  /// Relative targets are joined to the note's folder component by component, by bytes.
+  func testRelativeTargetsJoinTheNotesFolder() {
+    let resolver = LinkResolver(paths: ["a/b/x.md", "a/y.md", "z.md", "a/b/c/w.png"])
+    XCTAssertEqual(resolver.resolve(target: "./x", from: "a/b/n.md"), .note("a/b/x.md"))
+    XCTAssertEqual(resolver.resolve(target: "../y.md", from: "a/b/n.md"), .note("a/y.md"))
+    XCTAssertEqual(resolver.resolve(target: "../../z", from: "a/b/n.md"), .note("z.md"))
+    XCTAssertEqual(resolver.resolve(target: ".//./c//w.png", from: "a/b/n.md"), .attachment("a/b/c/w.png"))
+    XCTAssertEqual(resolver.resolve(target: "./c/../x", from: "a/b/n.md"), .note("a/b/x.md"))
+    XCTAssertEqual(resolver.resolve(target: "../../../z", from: "a/b/n.md"), .unresolved)
+    XCTAssertEqual(resolver.resolve(target: "..", from: "n.md"), .unresolved)
+    XCTAssertEqual(resolver.resolve(target: "./..", from: "a/n.md"), .unresolved)
+    XCTAssertEqual(LinkResolver.nameKey(target: "./c/../x", from: "a/b/n.md"), "x")
+    XCTAssertEqual(LinkResolver.nameKey(target: "../..", from: "a/b/n.md"), "")
+    XCTAssertEqual(LinkResolver.nameKey(target: "./Café", from: "Zürich/n.md"), "café")
+  }
+
   /// A way to name `path` from `source`: bare, with or without an extension, a tail, from the root, relative, with
   /// `.`/`..` inside, another case, a folder, climbing out, or another file's name.
   static func target(_ path: String, _ source: String, _ random: inout SplitMix64) -> String {

@@ -1,3 +1,4 @@
+import CSQLiteShim
 import Foundation
 import GRDB
 import LinkKit
@@ -298,79 +299,97 @@ extension NoteIndex {
     return result
   }
 
-  /// Every link resolved with one resolver over every path: `visit` gets each link's note rowid, ordinal, note
-  /// path, target and resolution, in name key and target order. Returns every note's rowid and path.
-  ///
-  /// The links are read from the `(name, target)` index alone, so equal targets come together and a target whose
-  /// answer is the same from every note (``LinkResolver/resolveFromAnywhere(target:)``: most of them) is resolved
-  /// once, not once per link; the others (relative paths, names several files share) once per link.
-  @discardableResult
-  static func resolveAll(
-    _ db: Database, _ visit: (_ note: Int64, _ ordinal: Int, _ source: String, _ target: String, LinkResolution) -> Void
-  ) throws -> [(rowid: Int64, path: String)] {
-    var notes: [(rowid: Int64, path: String)] = []
-    var paths: [String] = []
-    var byRowid = RowidTable<String>()
-    let noteRows = try Row.fetchCursor(db, sql: "SELECT rowid, path FROM note")
-    while let row = try noteRows.next() {
-      let note: (rowid: Int64, path: String) = (row[0], row[1])
-      notes.append(note)
-      byRowid[note.rowid] = note.path
-      paths.append(note.path)
-    }
-    paths += try String.fetchAll(db, sql: "SELECT path FROM file")
-    let resolver = LinkResolver(paths: paths)
-    let links = try Row.fetchCursor(
-      db, sql: "SELECT target, note, ordinal FROM link INDEXED BY link_name ORDER BY name, target")
-    var last: String?
-    var shared: LinkResolution?
-    while let row = try links.next() {
-      let target: String = row[0]
-      let note: Int64 = row[1]
-      let source = byRowid[note] ?? ""
-      if target != last {
-        last = target
-        shared = resolver.resolveFromAnywhere(target: target)
-      }
-      visit(note, row[2], source, target, shared ?? resolver.resolve(target: target, from: source))
-    }
-    return notes
-  }
-
   /// Every link checked: the counts by what they reach, and each unresolved or ambiguous one with its row.
   static func checkLinks(_ db: Database) throws -> LinkCheck {
     var check = LinkCheck()
-    var problems: [(Int64, Int, LinkResolution)] = []
-    var sources = RowidTable<Bool>()
-    let notes = try resolveAll(db) { note, ordinal, _, target, resolution in
-      check.links += 1
-      sources[note] = true
-      switch resolution {
-      case .note where target.isEmpty: check.sameNote += 1
-      case .note: check.toNotes += 1
-      case .attachment: check.toAttachments += 1
-      case .unresolved:
-        check.unresolved += 1
-        problems.append((note, ordinal, resolution))
-        return
+    var problems: [(note: Int64, ordinal: Int, resolution: LinkResolution)] = []
+    // The resolver (every path, several dictionaries of them) is let go before the problems' rows are read.
+    do {
+      let all = try AllLinks(db)
+      var hasLinks = [Bool](repeating: false, count: all.noteRowids.count)
+      try all.resolveEach(db) { link, target in
+        check.links += 1
+        hasLinks[link.source] = true
+        guard case .file(let index, let isAmbiguous) = link.found else {
+          check.unresolved += 1
+          problems.append((link.note, link.ordinal, .unresolved))
+          return
+        }
+        if target.isEmpty {
+          check.sameNote += 1
+        } else if all.resolver.isNote(at: index) {
+          check.toNotes += 1
+        } else {
+          check.toAttachments += 1
+        }
+        if isAmbiguous {
+          check.ambiguous += 1
+          // Only the whole resolution names the other files.
+          let resolution = all.resolver.resolve(target: target, from: all.resolver.paths[link.source])
+          problems.append((link.note, link.ordinal, resolution))
+        }
       }
-      if resolution.isAmbiguous {
-        check.ambiguous += 1
-        problems.append((note, ordinal, resolution))
-      }
+      check.notes = all.noteRowids.count
+      check.notesWithLinks = hasLinks.lazy.filter { $0 }.count
     }
-    check.notes = notes.count
-    check.notesWithLinks = sources.count
-    let row = try db.cachedStatement(
-      sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.note = ? AND l.ordinal = ?")
-    // In key order the rows sit together on disk.
-    problems.sort { ($0.0, $0.1) < ($1.0, $1.1) }
-    for (note, ordinal, resolution) in problems {
-      guard let found = try Row.fetchOne(row, arguments: [note, ordinal]) else { continue }
-      check.problems.append(indexedLink(found, resolution: resolution))
+    // In key order the rows sit together on disk, and each note's come together.
+    problems.sort { ($0.note, $0.ordinal) < ($1.note, $1.ordinal) }
+    let rows = try linkRows(db, problems)
+    Phases.mark("links: problem rows")
+    // In path and text order: the notes are sorted by path as groups, not each link by its note's path.
+    var notes: [Range<Int>] = []
+    var start = 0
+    for end in rows.indices.dropFirst() where rows[end].note != rows[start].note {
+      notes.append(start..<end)
+      start = end
     }
-    check.problems.sort { ($0.source, $0.line, $0.ordinal) < ($1.source, $1.line, $1.ordinal) }
+    if !rows.isEmpty { notes.append(start..<rows.count) }
+    notes.sort { rows[$0.lowerBound].link.source < rows[$1.lowerBound].link.source }
+    check.problems.reserveCapacity(rows.count)
+    for range in notes {
+      check.problems += rows[range].map(\.link).sorted { ($0.line, $0.ordinal) < ($1.line, $1.ordinal) }
+    }
     return check
+  }
+
+  /// The links `keys` names (note rowid and ordinal), with their resolutions, read whole: through SQLite's own calls,
+  /// as a row of GRDB costs a dictionary of its column names, and a check of a large repository reads tens of
+  /// thousands of them. A key no row has is left out.
+  static func linkRows(
+    _ db: Database, _ keys: [(note: Int64, ordinal: Int, resolution: LinkResolution)]
+  ) throws -> [(note: Int64, link: IndexedLink)] {
+    let statement = try db.makeStatement(
+      sql: "SELECT \(linkColumns) FROM link l JOIN note n ON n.rowid = l.note WHERE l.note = ? AND l.ordinal = ?")
+    let raw = statement.sqliteStatement
+    defer { sqlite3_reset(raw) }
+    func text(_ column: Int32) -> String? {
+      guard sqlite3_column_type(raw, column) != SQLITE_NULL, let bytes = sqlite3_column_text(raw, column) else {
+        return nil
+      }
+      return String(
+        decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, column))), as: UTF8.self)
+    }
+    var result: [(note: Int64, link: IndexedLink)] = []
+    result.reserveCapacity(keys.count)
+    for key in keys {
+      sqlite3_reset(raw)
+      sqlite3_bind_int64(raw, 1, key.note)
+      sqlite3_bind_int64(raw, 2, Int64(key.ordinal))
+      let code = sqlite3_step(raw)
+      if code == SQLITE_DONE { continue }
+      guard code == SQLITE_ROW else {
+        throw DatabaseError(
+          resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+          sql: statement.sql)
+      }
+      let link = IndexedLink(
+        source: text(10) ?? "", sourceTitle: text(11) ?? "", ordinal: key.ordinal,
+        kind: kind(number: Int(sqlite3_column_int64(raw, 2))), target: text(3) ?? "", headings: split(text(5) ?? ""),
+        block: text(6), display: text(7), line: Int(sqlite3_column_int64(raw, 4)),
+        inFrontMatter: sqlite3_column_int64(raw, 8) != 0, text: text(9) ?? "", resolution: key.resolution)
+      result.append((key.note, link))
+    }
+    return result
   }
 
   // MARK: - Query filters
@@ -446,54 +465,127 @@ struct LinkGraph {
   var deadEnds = Set<Int64>()
 
   init(_ db: Database) throws {
-    var linksOut = RowidTable<Bool>()
-    var reached = Set<String>()
+    let all = try AllLinks(db)
+    // By position in the resolver's paths, which start with the notes.
+    var linksOut = [Bool](repeating: false, count: all.noteRowids.count)
+    var reached = [Bool](repeating: false, count: all.resolver.paths.count)
     var unresolved = Set<Int64>()
-    let notes = try NoteIndex.resolveAll(db) { note, _, source, _, resolution in
-      guard let path = resolution.path else {
-        unresolved.insert(note)
+    try all.resolveEach(db) { link, _ in
+      guard case .file(let index, _) = link.found else {
+        unresolved.insert(link.note)
         return
       }
       // A link into the note itself leads nowhere else.
-      if path == source { return }
-      linksOut[note] = true
-      reached.insert(path)
+      if index == link.source { return }
+      linksOut[link.source] = true
+      reached[index] = true
     }
     self.unresolved = unresolved
-    for (rowid, path) in notes where linksOut[rowid] != true {
+    for (position, rowid) in all.noteRowids.enumerated() where !linksOut[position] {
       deadEnds.insert(rowid)
-      if !reached.contains(path) { orphans.insert(rowid) }
+      if !reached[position] { orphans.insert(rowid) }
     }
   }
 }
 
-/// Values by note rowid, for a pass over every link that looks one up per link (a million at 100 000 notes): an
-/// array indexed by rowid, which SQLite hands out densely, instead of hashing each; a rowid far past the number of
-/// values (a table thinned by mass deletions) goes to a dictionary.
-struct RowidTable<Value> {
-  private var dense: [Value?] = []
-  private var sparse: [Int64: Value] = [:]
-  /// How many rowids have a value.
-  private(set) var count = 0
+/// One link as the pass over every link (``AllLinks/resolveEach(_:_:)``) hands it over: positions, not strings.
+struct ResolvedLink {
+  var note: Int64
+  var ordinal: Int
+  /// The linking note, as a position in the resolver's paths.
+  var source: Int
+  /// What it reaches; a link into the same note (an empty target: `[[#Heading]]`) reaches `source`.
+  var found: LinkResolver.Found
+}
 
-  subscript(rowid: Int64) -> Value? {
-    get {
-      if rowid >= 0, rowid < dense.count, let value = dense[Int(rowid)] { return value }
-      return sparse.isEmpty ? nil : sparse[rowid]
+/// Every path of the repository in one resolver, for resolving every link: the notes first, in rowid order, then
+/// the other files.
+struct AllLinks {
+  let resolver: LinkResolver
+  /// Each note's rowid, by its position in the resolver's paths.
+  let noteRowids: [Int64]
+  /// Each note's position by rowid, -1 for none: 4 bytes a note, so that the million lookups in rowid order at
+  /// random stay in the processor's cache (an `Int?` a note took 16 bytes, and three quarters of the pass's own
+  /// time waited on memory). Rowids far past the number of notes (a table thinned by mass deletions) go to
+  /// `farPositions`.
+  private let positions: [Int32]
+  private let farPositions: [Int64: Int32]
+
+  init(_ db: Database) throws {
+    var rowids: [Int64] = []
+    var paths: [String] = []
+    let noteRows = try Row.fetchCursor(db, sql: "SELECT rowid, path FROM note")
+    while let row = try noteRows.next() {
+      rowids.append(row[0])
+      paths.append(row[1])
     }
-    set {
-      let had = self[rowid] != nil
-      count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
-      // Set below in one place only: the array may have grown past a rowid kept in the dictionary.
-      if !sparse.isEmpty { sparse[rowid] = nil }
-      if rowid >= 0, rowid < dense.count {
-        dense[Int(rowid)] = newValue
-      } else if rowid >= 0, rowid < 4 * Int64(count) + 4_096 {
-        dense.append(contentsOf: repeatElement(nil, count: Int(rowid) - dense.count))
-        dense.append(newValue)
+    paths += try String.fetchAll(db, sql: "SELECT path FROM file")
+    Phases.mark("links: paths")
+    // Paths are unique in the index, so none is dropped and a note's position is its place in `paths`.
+    resolver = LinkResolver(paths: paths)
+    noteRowids = rowids
+    let limit = 4 * rowids.count + 4_096
+    var positions = [Int32](repeating: -1, count: max(0, min(limit, Int(rowids.max() ?? 0) + 1)))
+    var farPositions: [Int64: Int32] = [:]
+    for (position, rowid) in rowids.enumerated() {
+      if rowid >= 0, rowid < positions.count {
+        positions[Int(rowid)] = Int32(position)
       } else {
-        sparse[rowid] = newValue
+        farPositions[rowid] = Int32(position)
       }
     }
+    self.positions = positions
+    self.farPositions = farPositions
+    Phases.mark("links: resolver")
+  }
+
+  /// The position of the note `rowid` in the resolver's paths.
+  private func position(of rowid: Int64) -> Int? {
+    if rowid >= 0, rowid < positions.count {
+      let position = positions[Int(rowid)]
+      return position < 0 ? nil : Int(position)
+    }
+    return farPositions[rowid].map(Int.init)
+  }
+
+  /// Resolves every link: `visit` gets each one with its target, in name key and target order.
+  ///
+  /// The links are read from the `(name, target)` index alone, so equal targets come together and a target whose
+  /// answer is the same from every note (``LinkResolver/findFromAnywhere(target:)``: most of them) is resolved
+  /// once, not once per link; the others (relative paths, names several files share) once per link. A target is
+  /// compared as SQLite's bytes and made a string only when it changes: most links repeat the target before them.
+  func resolveEach(_ db: Database, _ visit: (ResolvedLink, _ target: String) -> Void) throws {
+    let statement = try db.makeStatement(
+      sql: "SELECT target, note, ordinal FROM link INDEXED BY link_name ORDER BY name, target")
+    let rows = try Row.fetchCursor(statement)
+    let raw = statement.sqliteStatement
+    var last: [UInt8] = []
+    var target = ""
+    var shared: LinkResolver.Found?
+    var first = true
+    while try rows.next() != nil {
+      let text = sqlite3_column_text(raw, 0)
+      let count = Int(sqlite3_column_bytes(raw, 0))
+      let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : count)
+      if first || bytes.count != last.count || bytes.count > 0 && memcmp(bytes.baseAddress!, last, bytes.count) != 0 {
+        first = false
+        last = Array(bytes)
+        target = String(decoding: bytes, as: UTF8.self)
+        shared = resolver.findFromAnywhere(target: target)
+      }
+      // A link row of no note (never left by a refresh) has nothing to report it in.
+      guard let source = position(of: sqlite3_column_int64(raw, 1)) else { continue }
+      let found: LinkResolver.Found
+      if target.isEmpty {
+        found = .file(source, isAmbiguous: false)
+      } else {
+        found = shared ?? resolver.find(target: target, from: resolver.paths[source])
+      }
+      visit(
+        ResolvedLink(
+          note: sqlite3_column_int64(raw, 1), ordinal: Int(sqlite3_column_int64(raw, 2)), source: source, found: found),
+        target)
+    }
+    Phases.mark("links: resolve every link")
   }
 }
