@@ -38,12 +38,7 @@ final class NameKeyTests: XCTestCase {
     var ambiguous = 0
     for seed in UInt64(1)...400 {
       var random = SplitMix64(seed: seed)
-      var paths: [String] = []
-      for _ in 0..<Int.random(in: 3...30, using: &random) {
-        let folder = Self.folders.randomElement(using: &random)!
-        let name = Self.names.randomElement(using: &random)! + Self.extensions.randomElement(using: &random)!
-        paths.append(folder.isEmpty ? name : folder + "/" + name)
-      }
+      let paths = Self.paths(&random)
       let all = LinkResolver(paths: paths)
       var byKey: [String: [String]] = [:]
       for path in paths { byKey[LinkResolver.nameKey(path: path), default: []].append(path) }
@@ -73,12 +68,7 @@ final class NameKeyTests: XCTestCase {
     var asked = 0
     for seed in UInt64(1)...300 {
       var random = SplitMix64(seed: seed)
-      var paths: [String] = []
-      for _ in 0..<Int.random(in: 3...30, using: &random) {
-        let folder = Self.folders.randomElement(using: &random)!
-        let name = Self.names.randomElement(using: &random)! + Self.extensions.randomElement(using: &random)!
-        paths.append(folder.isEmpty ? name : folder + "/" + name)
-      }
+      let paths = Self.paths(&random)
       let resolver = LinkResolver(paths: paths)
       let sources = Self.folders.map { $0.isEmpty ? "n.md" : $0 + "/n.md" } + paths.filter { $0.hasSuffix(".md") }
       for _ in 0..<40 {
@@ -87,7 +77,8 @@ final class NameKeyTests: XCTestCase {
         guard let shared = resolver.resolveFromAnywhere(target: target) else { continue }
         answered += 1
         for source in sources {
-          XCTAssertEqual(resolver.resolve(target: target, from: source), shared, "seed \(seed): \(target) from \(source)")
+          XCTAssertEqual(
+            resolver.resolve(target: target, from: source), shared, "seed \(seed): \(target) from \(source)")
         }
       }
     }
@@ -106,12 +97,7 @@ final class NameKeyTests: XCTestCase {
     var ambiguous = 0
     for seed in UInt64(1)...300 {
       var random = SplitMix64(seed: seed)
-      var paths: [String] = []
-      for _ in 0..<Int.random(in: 3...30, using: &random) {
-        let folder = Self.folders.randomElement(using: &random)!
-        let name = Self.names.randomElement(using: &random)! + Self.extensions.randomElement(using: &random)!
-        paths.append(folder.isEmpty ? name : folder + "/" + name)
-      }
+      let paths = Self.paths(&random)
       let resolver = LinkResolver(paths: paths)
       let sources = resolver.paths.filter { $0.lowercased().hasSuffix(".md") } + ["n.md", "a/b/deep.md"]
       for _ in 0..<40 {
@@ -161,6 +147,15 @@ final class NameKeyTests: XCTestCase {
     XCTAssertEqual(LinkResolver.nameKey(target: "./c/../x", from: "a/b/n.md"), "x")
     XCTAssertEqual(LinkResolver.nameKey(target: "../..", from: "a/b/n.md"), "")
     XCTAssertEqual(LinkResolver.nameKey(target: "./Café", from: "Zürich/n.md"), "café")
+  }
+
+  /// 3 to 30 files in the folders above, named from the names and extensions above (cases and spellings that collide).
+  static func paths(_ random: inout SplitMix64) -> [String] {
+    (0..<Int.random(in: 3...30, using: &random)).map { _ in
+      let folder = folders.randomElement(using: &random)!
+      let name = names.randomElement(using: &random)! + extensions.randomElement(using: &random)!
+      return folder.isEmpty ? name : folder + "/" + name
+    }
   }
 
   /// A way to name `path` from `source`: bare, with or without an extension, a tail, from the root, relative, with

@@ -352,6 +352,16 @@ extension NoteIndex {
     return check
   }
 
+  /// Steps `statement` through SQLite's own call: whether it reached a row (false when done), or the error.
+  static func step(_ statement: Statement, _ db: Database) throws -> Bool {
+    let code = sqlite3_step(statement.sqliteStatement)
+    if code == SQLITE_ROW { return true }
+    if code == SQLITE_DONE { return false }
+    throw DatabaseError(
+      resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+      sql: statement.sql)
+  }
+
   /// The links `keys` names (note rowid and ordinal), with their resolutions, read whole: through SQLite's own calls,
   /// as a row of GRDB costs a dictionary of its column names, and a check of a large repository reads tens of
   /// thousands of them. A key no row has is left out.
@@ -375,13 +385,7 @@ extension NoteIndex {
       sqlite3_reset(raw)
       sqlite3_bind_int64(raw, 1, key.note)
       sqlite3_bind_int64(raw, 2, Int64(key.ordinal))
-      let code = sqlite3_step(raw)
-      if code == SQLITE_DONE { continue }
-      guard code == SQLITE_ROW else {
-        throw DatabaseError(
-          resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-          sql: statement.sql)
-      }
+      guard try NoteIndex.step(statement, db) else { continue }
       let link = IndexedLink(
         source: text(10) ?? "", sourceTitle: text(11) ?? "", ordinal: key.ordinal,
         kind: kind(number: Int(sqlite3_column_int64(raw, 2))), target: text(3) ?? "", headings: split(text(5) ?? ""),
@@ -555,15 +559,18 @@ struct AllLinks {
   /// once, not once per link; the others (relative paths, names several files share) once per link. A target is
   /// compared as SQLite's bytes and made a string only when it changes: most links repeat the target before them.
   func resolveEach(_ db: Database, _ visit: (ResolvedLink, _ target: String) -> Void) throws {
+    // Stepped through SQLite's own calls, as the problem rows are read (a cursor's step retains it, a million
+    // times); a statement of its own, which GRDB never steps.
     let statement = try db.makeStatement(
       sql: "SELECT target, note, ordinal FROM link INDEXED BY link_name ORDER BY name, target")
-    let rows = try Row.fetchCursor(statement)
     let raw = statement.sqliteStatement
+    sqlite3_reset(raw)
+    defer { sqlite3_reset(raw) }
     var last: [UInt8] = []
     var target = ""
     var shared: LinkResolver.Found?
     var first = true
-    while try rows.next() != nil {
+    while try NoteIndex.step(statement, db) {
       let text = sqlite3_column_text(raw, 0)
       let count = Int(sqlite3_column_bytes(raw, 0))
       let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : count)
