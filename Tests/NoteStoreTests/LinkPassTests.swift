@@ -64,4 +64,25 @@ final class LinkPassTests: NoteRepositoryTestCase {
       1 << 40)
     XCTAssertEqual(try answers(), before)
   }
+
+  /// Two notes whose names are the same text in NFC and NFD are two files on Linux but one name to the resolver
+  /// (Swift compares strings by canonical equivalence), which keeps one of them: the other shares its place, and the
+  /// notes after it are not shifted (every note's relative link reads its own folder: a shifted note trapped).
+  func testNotesWhoseNamesAreCanonicallyEquivalentShareOneFile() throws {
+    let nfc = "Caf\u{E9}.md"
+    let nfd = "Cafe\u{301}.md"
+    try write(nfc, "# NFC\n\n[[./z]]\n")
+    try write(nfd, "# NFD\n\n[[missing]] and [[./z]]\n")
+    try write("z.md", "# Z\n\n[[./Caf\u{E9}]]\n")
+    let answers = try answers()
+    XCTAssertEqual(answers.check.notes, 3)
+    XCTAssertEqual(answers.check.links, 4)
+    XCTAssertEqual(answers.check.notesWithLinks, 3)
+    XCTAssertEqual(answers.check.toNotes, 3)
+    XCTAssertEqual(answers.check.unresolved, 1)
+    XCTAssertEqual(answers.check.problems.map { Array($0.source.utf8) }, [Array(nfd.utf8)])
+    XCTAssertEqual(answers.unresolved.map { Array($0.utf8) }, [Array(nfd.utf8)])
+    XCTAssertEqual(answers.deadEnds, [])
+    XCTAssertEqual(answers.orphans, [])
+  }
 }

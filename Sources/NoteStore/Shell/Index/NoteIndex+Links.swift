@@ -306,13 +306,13 @@ extension NoteIndex {
     // The resolver (every path, several dictionaries of them) is let go before the problems' rows are read.
     do {
       let all = try AllLinks(db)
-      var hasLinks = [Bool](repeating: false, count: all.noteRowids.count)
+      var hasLinks = [Bool](repeating: false, count: all.notes.count)
       try all.resolveEach(db) { link, target in
         check.links += 1
-        hasLinks[link.source] = true
+        hasLinks[link.note] = true
         guard case .file(let index, let isAmbiguous) = link.found else {
           check.unresolved += 1
-          problems.append((link.note, link.ordinal, .unresolved))
+          problems.append((link.rowid, link.ordinal, .unresolved))
           return
         }
         if target.isEmpty {
@@ -326,10 +326,10 @@ extension NoteIndex {
           check.ambiguous += 1
           // Only the whole resolution names the other files.
           let resolution = all.resolver.resolve(target: target, from: all.resolver.paths[link.source])
-          problems.append((link.note, link.ordinal, resolution))
+          problems.append((link.rowid, link.ordinal, resolution))
         }
       }
-      check.notes = all.noteRowids.count
+      check.notes = all.notes.count
       check.notesWithLinks = hasLinks.lazy.filter { $0 }.count
     }
     // In key order the rows sit together on disk, and each note's come together.
@@ -470,22 +470,22 @@ struct LinkGraph {
 
   init(_ db: Database) throws {
     let all = try AllLinks(db)
-    // By position in the resolver's paths, which start with the notes.
-    var linksOut = [Bool](repeating: false, count: all.noteRowids.count)
+    // Links out by note, links in by position in the resolver's paths.
+    var linksOut = [Bool](repeating: false, count: all.notes.count)
     var reached = [Bool](repeating: false, count: all.resolver.paths.count)
     var unresolved = Set<Int64>()
     try all.resolveEach(db) { link, _ in
       guard case .file(let index, _) = link.found else {
-        unresolved.insert(link.note)
+        unresolved.insert(link.rowid)
         return
       }
       // A link into the note itself leads nowhere else.
       if index == link.source { return }
-      linksOut[link.source] = true
+      linksOut[link.note] = true
       reached[index] = true
     }
     self.unresolved = unresolved
-    for (position, rowid) in all.noteRowids.enumerated() where !linksOut[position] {
+    for (note, (rowid, position)) in all.notes.enumerated() where !linksOut[note] {
       deadEnds.insert(rowid)
       if !reached[position] { orphans.insert(rowid) }
     }
@@ -494,8 +494,11 @@ struct LinkGraph {
 
 /// One link as the pass over every link (``AllLinks/resolveEach(_:_:)``) hands it over: positions, not strings.
 struct ResolvedLink {
-  var note: Int64
+  /// The linking note's rowid.
+  var rowid: Int64
   var ordinal: Int
+  /// The linking note, as an index into ``AllLinks/notes``.
+  var note: Int
   /// The linking note, as a position in the resolver's paths.
   var source: Int
   /// What it reaches; a link into the same note (an empty target: `[[#Heading]]`) reaches `source`.
@@ -506,14 +509,18 @@ struct ResolvedLink {
 /// the other files.
 struct AllLinks {
   let resolver: LinkResolver
-  /// Each note's rowid, by its position in the resolver's paths.
-  let noteRowids: [Int64]
-  /// Each note's position by rowid, -1 for none: 4 bytes a note, so that the million lookups in rowid order at
-  /// random stay in the processor's cache (an `Int?` a note took 16 bytes, and three quarters of the pass's own
-  /// time waited on memory). Rowids far past the number of notes (a table thinned by mass deletions) go to
-  /// `farPositions`.
-  private let positions: [Int32]
-  private let farPositions: [Int64: Int32]
+  /// Each note's rowid and position in the resolver's paths. Notes whose paths are the same text in another
+  /// Unicode normalization (`Café` in NFC and in NFD: two files to Linux, one name to Swift's string comparison,
+  /// which the resolver uses) are one file to the resolver and share a position.
+  let notes: [(rowid: Int64, position: Int)]
+  /// Each note's index in `notes` by rowid, -1 for none: 4 bytes a note, so that the million lookups in rowid
+  /// order at random stay in the processor's cache (an `Int?` a note took 16 bytes, and three quarters of the
+  /// pass's own time waited on memory). Rowids far past the number of notes (a table thinned by mass deletions) go
+  /// to `farIndexes`.
+  private let indexes: [Int32]
+  private let farIndexes: [Int64: Int32]
+  /// Whether each note's position is its index in `notes` (no twin was dropped), which spares a lookup per link.
+  private let positionIsIndex: Bool
 
   init(_ db: Database) throws {
     var rowids: [Int64] = []
@@ -523,33 +530,42 @@ struct AllLinks {
       rowids.append(row[0])
       paths.append(row[1])
     }
+    let noteCount = paths.count
     paths += try String.fetchAll(db, sql: "SELECT path FROM file")
     Phases.mark("links: paths")
-    // Paths are unique in the index, so none is dropped and a note's position is its place in `paths`.
     resolver = LinkResolver(paths: paths)
-    noteRowids = rowids
+    positionIsIndex = resolver.paths.count == paths.count
+    if positionIsIndex {
+      // Nothing was dropped: a note's position is its place in `paths`.
+      notes = rowids.enumerated().map { ($0.element, $0.offset) }
+    } else {
+      // A note the resolver counted as an earlier one's twin takes that one's position.
+      var positions: [String: Int] = [:]
+      for (position, path) in resolver.paths.enumerated() where positions[path] == nil { positions[path] = position }
+      notes = (0..<noteCount).map { (rowids[$0], positions[paths[$0]] ?? 0) }
+    }
     let limit = 4 * rowids.count + 4_096
-    var positions = [Int32](repeating: -1, count: max(0, min(limit, Int(rowids.max() ?? 0) + 1)))
-    var farPositions: [Int64: Int32] = [:]
-    for (position, rowid) in rowids.enumerated() {
-      if rowid >= 0, rowid < positions.count {
-        positions[Int(rowid)] = Int32(position)
+    var indexes = [Int32](repeating: -1, count: max(0, min(limit, Int(rowids.max() ?? 0) + 1)))
+    var farIndexes: [Int64: Int32] = [:]
+    for (index, rowid) in rowids.enumerated() {
+      if rowid >= 0, rowid < indexes.count {
+        indexes[Int(rowid)] = Int32(index)
       } else {
-        farPositions[rowid] = Int32(position)
+        farIndexes[rowid] = Int32(index)
       }
     }
-    self.positions = positions
-    self.farPositions = farPositions
+    self.indexes = indexes
+    self.farIndexes = farIndexes
     Phases.mark("links: resolver")
   }
 
-  /// The position of the note `rowid` in the resolver's paths.
-  private func position(of rowid: Int64) -> Int? {
-    if rowid >= 0, rowid < positions.count {
-      let position = positions[Int(rowid)]
-      return position < 0 ? nil : Int(position)
+  /// The index in `notes` of the note `rowid`.
+  private func index(of rowid: Int64) -> Int? {
+    if rowid >= 0, rowid < indexes.count {
+      let index = indexes[Int(rowid)]
+      return index < 0 ? nil : Int(index)
     }
-    return farPositions[rowid].map(Int.init)
+    return farIndexes[rowid].map(Int.init)
   }
 
   /// Resolves every link: `visit` gets each one with its target, in name key and target order.
@@ -581,7 +597,9 @@ struct AllLinks {
         shared = resolver.findFromAnywhere(target: target)
       }
       // A link row of no note (never left by a refresh) has nothing to report it in.
-      guard let source = position(of: sqlite3_column_int64(raw, 1)) else { continue }
+      let rowid = sqlite3_column_int64(raw, 1)
+      guard let note = index(of: rowid) else { continue }
+      let source = positionIsIndex ? note : notes[note].position
       let found: LinkResolver.Found
       if target.isEmpty {
         found = .file(source, isAmbiguous: false)
@@ -590,7 +608,7 @@ struct AllLinks {
       }
       visit(
         ResolvedLink(
-          note: sqlite3_column_int64(raw, 1), ordinal: Int(sqlite3_column_int64(raw, 2)), source: source, found: found),
+          rowid: rowid, ordinal: Int(sqlite3_column_int64(raw, 2)), note: note, source: source, found: found),
         target)
     }
     Phases.mark("links: resolve every link")
