@@ -255,10 +255,8 @@ public struct LinkResolver: Sendable {
       return fold(LinkPath.name(of: path[...]))
     }
     if LinkPath.isNormalized(rest) { return fold(LinkPath.name(of: rest)) }
-    guard let components = LinkPath.normalized(rest.split(separator: "/", omittingEmptySubsequences: false)),
-      let name = components.last
-    else { return "" }
-    return fold(name)
+    guard let path = LinkPath.joined("", rest) else { return "" }
+    return fold(LinkPath.name(of: path[...]))
   }
 
   /// A file name as a key: lowercased as the resolver compares, trailing `.md`s dropped, then NFC so that equal keys
@@ -311,11 +309,9 @@ public struct LinkResolver: Sendable {
       path = String(rest)
       folders = rest.utf8.contains(Bytes.slash)
     } else {
-      guard let components = LinkPath.normalized(rest.split(separator: "/", omittingEmptySubsequences: false)),
-        !components.isEmpty
-      else { return nil }
-      path = components.joined(separator: "/")
-      folders = components.count > 1
+      guard let joined = LinkPath.joined("", rest) else { return nil }
+      path = joined
+      folders = joined.utf8.contains(Bytes.slash)
     }
     let lowered = path.lowercased()
     var folder: (written: Substring, lowered: String)?

@@ -238,26 +238,11 @@ enum LinkPath {
     return !(length == 0 || dots == length && length <= 2)
   }
 
-  /// `components` with `.` dropped and `..` taking the previous component away; nil when `..` climbs above the
-  /// first component (out of the repository).
-  static func normalized<S: Sequence>(_ components: S) -> [Substring]? where S.Element == Substring {
-    var result: [Substring] = []
-    for component in components {
-      switch component {
-      case "", ".": continue
-      case "..":
-        guard !result.isEmpty else { return nil }
-        result.removeLast()
-      default: result.append(component)
-      }
-    }
-    return result
-  }
-
-  /// `target`, written relative to the folder `directory` (`./x`, `../a/x`), as a path from the root: empty and `.`
-  /// components dropped, `..` taking the component before it away. Nil when `..` climbs above the root or nothing
-  /// is left. Byte by byte, as the file system separates components (checking every link of a repository joins
-  /// each relative link here: splitting strings into arrays of characters was a fifth of that pass).
+  /// `target`, written relative to the folder `directory` (`./x`, `../a/x`; `""` for a path from the root), as a
+  /// path from the root: empty and `.` components dropped, `..` taking the component before it away. Nil when `..`
+  /// climbs above the root or nothing is left. Byte by byte, as the file system separates components (checking
+  /// every link of a repository joins each relative link here: splitting strings into arrays of characters was a
+  /// fifth of that pass).
   static func joined(_ directory: Substring, _ target: Substring) -> String? {
     var path: [UInt8] = []
     path.reserveCapacity(directory.utf8.count + target.utf8.count + 1)
