@@ -11,7 +11,7 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     let scanned = repository.scanner.notesAndStrays(in: "", recursive: true)
     var notes: [String: NoteSummary.Facts] = [:]
     for note in scanned.notes { notes[note.path] = NoteSummary.Facts(id: note.id, warning: note.warning) }
-    let warnings = NoteSummary.warnings(notes)
+    let warnings = NoteSummary.warnings(notes).texts
     var all = warnings.notes + warnings.duplicates
     all += scanned.strays.temporaryFiles.map {
       "\($0) is a partial write left by an interrupted nb; nb never commits it, delete it"
@@ -48,12 +48,12 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     let light = try repository.status(noteWarnings: false)
     XCTAssertEqual(light.warnings, [], "no note's warning, no stray's")
     XCTAssertFalse(
-      FileManager.default.fileExists(atPath: cache.appendingPathComponent("summary-v1").path),
+      FileManager.default.fileExists(atPath: cache.appendingPathComponent("summary-v2").path),
       "no summary of the notes was made (it reads every note)")
     let full = try repository.status()
     XCTAssertEqual(full.warnings.count, 3, "the broken note, the shared id, the ink without a note: \(full.warnings)")
     XCTAssertTrue(
-      FileManager.default.fileExists(atPath: cache.appendingPathComponent("summary-v1").path),
+      FileManager.default.fileExists(atPath: cache.appendingPathComponent("summary-v2").path),
       "the full status keeps the notes' summary")
     XCTAssertEqual(light.branch, full.branch)
     XCTAssertEqual(light.head, full.head)
@@ -101,7 +101,7 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     try git.run("add", "-A")
     try git.run("commit", "-q", "-m", "seed")
     try assertSameWarnings()
-    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v1")
+    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v2")
     let files = { try self.summaryFiles() }
     let before = try files()
     // Same id, same (no) warning: only the body changed.
@@ -110,7 +110,7 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     try assertSameWarnings()
     let retargeted = try files()
     let head = try git.run("rev-parse", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)
-    XCTAssertTrue(retargeted.allSatisfy { $0.hasPrefix("nb-note-summary 1\t\(head)\t") }, "\(retargeted)")
+    XCTAssertTrue(retargeted.allSatisfy { $0.hasPrefix("nb-note-summary 2\t\(head)\t") }, "\(retargeted)")
     XCTAssertNotEqual(retargeted, before)
     try FileManager.default.removeItem(at: cache)
     try assertSameWarnings()
@@ -125,7 +125,7 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     try git.run("add", "-A")
     try git.run("commit", "-q", "-m", "seed")
     try assertSameWarnings()
-    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v1")
+    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v2")
     let files = { try self.summaryFiles() }
     let steps: [() throws -> Void] = [
       { try self.write("a/first.md", "---\nid: f1\n---\nfirst\n") },
@@ -155,9 +155,28 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     }
   }
 
+  /// A process killed between writing the two files leaves `notes` for the new commit and `warnings` for the old:
+  /// neither is taken alone, and the warnings are those of the notes.
+  func testFilesOfTwoCommitsAreNotTakenTogether() throws {
+    try write("work/a.md", "---\nid: 11111111-1111-4111-8111-111111111111\n---\nA\n")
+    try write("work/b.md", "---\nid: 11111111-1111-4111-8111-111111111111\n---\nB\n")
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "seed")
+    try assertSameWarnings()
+    let warnings = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v2/warnings")
+    let old = try Data(contentsOf: warnings)
+    try write("work/b.md", "---\nid: 22222222-2222-4222-8222-222222222222\n---\nB\n")
+    try git.run("commit", "-q", "-am", "no shared id")
+    try assertSameWarnings()
+    XCTAssertFalse(try repository.status().warnings.contains { $0.contains("share the id") })
+    try old.write(to: warnings)
+    XCTAssertEqual(try repository.status().warnings, listedWarnings())
+    XCTAssertEqual(try openAnother().status().warnings, [])
+  }
+
   /// The kept summary's two files, `notes` then `warnings`.
   private func summaryFiles() throws -> [String] {
-    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v1")
+    let cache = repository.gitDirectory.appendingPathComponent("nb/cache/summary-v2")
     return try ["notes", "warnings"].map { try String(contentsOf: cache.appendingPathComponent($0), encoding: .utf8) }
   }
 
@@ -186,9 +205,50 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
           id: Bool.random(using: &generator) ? ids.randomElement(using: &generator) : nil,
           warning: Int.random(in: 0..<4, using: &generator) == 0 ? "w\(index)" : nil)
       }
-      let warnings = NoteSummary.warnings(notes)
+      let warnings = NoteSummary.warnings(notes).texts
       XCTAssertEqual(warnings.notes + warnings.duplicates, plainWarnings(notes))
     }
+  }
+
+  /// Random notes changed by random changes (added, removed, an id or a warning gained, lost or swapped; ids that
+  /// differ only in case, need escaping or are not ASCII; more than a few at once): the warnings derived from the
+  /// kept ones and the file must be those of the changed notes, and the changed file the one they make.
+  func testWarningsOfChangedNotesAreThoseOfTheNotesAfterTheChange() {
+    let ids = [
+      "a1", "A1", "b2", "É3", "é3", "tab\tid", "back\\slash", "0193f6a2-8c01-7e55-b1c0-7a0e1f2d3c4b",
+      "0193F6A2-8C01-7E55-B1C0-7A0E1F2D3C4B",
+    ]
+    var generator = SystemRandomNumberGenerator()
+    func facts() -> NoteSummary.Facts {
+      NoteSummary.Facts(
+        id: Int.random(in: 0..<3, using: &generator) == 0 ? nil : ids.randomElement(using: &generator),
+        warning: Int.random(in: 0..<4, using: &generator) == 0 ? "w\(Int.random(in: 0...99, using: &generator))" : nil)
+    }
+    for _ in 0..<400 {
+      var notes: [String: NoteSummary.Facts] = [:]
+      for index in 0..<Int.random(in: 0...40, using: &generator) { notes["n/\(index)\tx.md"] = facts() }
+      let file = NotesFile(notes)
+      let base = NoteSummary.warnings(notes)
+      var changes: [String: NoteSummary.Facts?] = [:]
+      for _ in 0..<Int.random(in: 0...12, using: &generator) {
+        let path = "n/\(Int.random(in: 0...50, using: &generator))\tx.md"
+        changes[path] = Bool.random(using: &generator) ? facts() : .some(nil)
+      }
+      var after = notes
+      for (path, facts) in changes { after[path] = facts }
+      let list = changes.map { NoteSummary.Change(path: $0.key, facts: $0.value) }
+      XCTAssertEqual(NoteSummary.warnings(base, in: file, changing: list), NoteSummary.warnings(after))
+      XCTAssertEqual(file.changing(list).body, NotesFile(after).body)
+      for (path, facts) in after { XCTAssertEqual(file.changing(list).facts(of: path), facts) }
+      XCTAssertNil(file.changing(list).facts(of: "n/none.md"))
+    }
+  }
+
+  /// A `notes` file that is not three fields a line is not taken (a summary is made again instead).
+  func testAMalformedNotesFileIsRefused() {
+    XCTAssertNotNil(NotesFile(body: Array("a.md\tid\t\n".utf8)))
+    XCTAssertNil(NotesFile(body: Array("a.md\tid\n".utf8)))
+    XCTAssertNil(NotesFile(body: Array("a.md\tid\t".utf8)), "no newline at the end")
   }
 
   func testAttachmentFoldersHoldNoNotes() throws {

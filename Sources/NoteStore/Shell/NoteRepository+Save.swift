@@ -313,7 +313,7 @@ extension NoteRepository {
       let scanned = scanner.notesAndStrays(in: "", recursive: true)
       var notes: [String: NoteSummary.Facts] = [:]
       for note in scanned.notes { notes[note.path] = NoteSummary.Facts(id: note.id, warning: note.warning) }
-      noteWarnings = NoteSummary.warnings(notes)
+      noteWarnings = NoteSummary.warnings(notes).texts
       found = scanned.strays
     }
     warnings += noteWarnings.notes
@@ -349,18 +349,20 @@ extension NoteRepository {
     let folders = hasAttachmentFolders
     let store = NoteSummary.Store(cacheDirectory: gitDirectory.appendingPathComponent("nb/cache").path)
     let touched = changes.filter { $0.path.hasSuffix(".md") }
-    if touched.isEmpty, let kept = store.warnings(for: head, attachmentFolders: folders) { return kept }
-    var notes = try noteSummary(at: head, dirty: Set(changes.map(\.path))).notes
-    // What bringing the summary forward has just derived and kept (a hundred milliseconds at 100 000 notes).
-    if touched.isEmpty { return store.warnings(for: head, attachmentFolders: folders) ?? NoteSummary.warnings(notes) }
+    if touched.isEmpty, let kept = store.warnings(for: head, attachmentFolders: folders) { return kept.texts }
+    let kept = try noteSummary(at: head, dirty: Set(changes.map(\.path)))
+    if touched.isEmpty { return kept.warnings.texts }
     let isNoteOnDisk = { (path: String) -> Bool in FileSystem.lstatInfo(self.absolute(path))?.isRegular == true }
-    for path in touched.map(\.path) {
-      notes[path] = nil
+    var overlay: [NoteSummary.Change] = []
+    for path in Set(touched.map(\.path)) {
       guard FileSystem.lstatInfo(absolute(path))?.isRegular == true,
         NoteSummary.isNote(path, attachmentFolders: folders, isNote: isNoteOnDisk)
-      else { continue }
+      else {
+        overlay.append(NoteSummary.Change(path: path, facts: nil))
+        continue
+      }
       let note = NoteScanner.readNote(root: root.path, path: path)
-      notes[path] = NoteSummary.Facts(id: note.id, warning: note.warning)
+      overlay.append(NoteSummary.Change(path: path, facts: NoteSummary.Facts(id: note.id, warning: note.warning)))
     }
     if folders,
       touched.contains(where: { change in
@@ -370,7 +372,7 @@ extension NoteRepository {
     {
       return nil
     }
-    return NoteSummary.warnings(notes)
+    return NoteSummary.warnings(kept.warnings, in: kept.file, changing: overlay).texts
   }
 }
 

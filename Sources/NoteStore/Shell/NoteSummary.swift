@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `nb status` needs from the notes' contents — each note's `id` and the warning reading it gives (broken
-/// front matter, not UTF-8) — for the notes of one commit, kept under `.git/nb/cache/summary-v1/` (device-local,
+/// front matter, not UTF-8) — for the notes of one commit, kept under `.git/nb/cache/summary-v2/` (device-local,
 /// never committed).
 ///
 /// A note's contents are those of its blob, so a summary is valid for exactly one tree: it is keyed by the commit
@@ -10,53 +10,111 @@ import Foundation
 /// of 100 000 notes reads one small file (`warnings`: the warnings and the duplicate ids, computed once per
 /// commit) instead of every notebook's listing cache.
 ///
+/// A change never loads every note: the warnings are kept with the path or id they belong to, so the warnings of a
+/// few changed notes replace theirs, and only an id one of them had or has is looked for in the other notes' lines
+/// (one pass over the `notes` file's bytes, no string per note). At 100 000 notes a status after `nb add` loaded a
+/// dictionary of every note and derived every warning again: 0.8 s and 108 MiB.
+///
 /// The notes are those a listing walks: `.md` files git tracks as regular files, with no hidden path component,
 /// outside attachment folders (format 2).
-struct NoteSummary {
+enum NoteSummary {
   /// One note's facts.
   struct Facts: Equatable {
     var id: String?
     var warning: String?
   }
 
-  /// The commit whose tree this describes.
-  var commit: String
-  /// Whether attachment folders were skipped (they change which `.md` files are notes).
-  var attachmentFolders: Bool
-  /// Every note, by path.
-  var notes: [String: Facts]
+  /// A note's new facts, or nil when the path is no longer a note.
+  struct Change: Equatable {
+    var path: String
+    var facts: Facts?
+  }
 
-  private static let magic = "nb-note-summary 1"
+  /// A note's own warning.
+  struct NoteWarning: Equatable {
+    var path: String
+    var text: String
+  }
+
+  /// An id (lower-cased) that two or more notes share, and the warning naming them.
+  struct SharedID: Equatable {
+    var id: String
+    var text: String
+  }
+
+  /// The warnings `status` prints for a summary's notes: each note's own, in path order, then each id two or more
+  /// notes share, in id order.
+  struct Warnings: Equatable {
+    var notes: [NoteWarning] = []
+    var duplicates: [SharedID] = []
+
+    var texts: (notes: [String], duplicates: [String]) { (notes.map(\.text), duplicates.map(\.text)) }
+  }
+
+  static let magic = "nb-note-summary 2"
 
   // MARK: The derived warnings
 
-  /// The warnings `status` prints for these notes: each note's own, in path order, then each id two or more notes
-  /// share, in id order.
-  static func warnings(_ notes: [String: Facts]) -> (notes: [String], duplicates: [String]) {
-    var own: [(path: String, warning: String)] = []
+  /// The warnings of `notes`, every one derived.
+  static func warnings(_ notes: [String: Facts]) -> Warnings { warnings(notes.lazy.map { ($0.key, $0.value) }) }
+
+  /// The warnings of `notes` (path and facts; each path once), every one derived.
+  static func warnings(_ notes: some Sequence<(String, Facts)>) -> Warnings {
+    var own: [NoteWarning] = []
     // An array per id would be a hundred thousand allocations for a hundred thousand notes: only an id seen a second
     // time gets one.
     var firstPath: [String: String] = [:]
-    firstPath.reserveCapacity(notes.count)
+    firstPath.reserveCapacity(notes.underestimatedCount)
     var shared: [String: [String]] = [:]
     for (path, facts) in notes {
-      if let warning = facts.warning { own.append((path, warning)) }
+      if let warning = facts.warning { own.append(NoteWarning(path: path, text: warning)) }
       guard let id = facts.id else { continue }
-      let key = lowercased(id)
+      let key = idKey(id)
       if let first = firstPath.updateValue(path, forKey: key) {
         firstPath[key] = first
         shared[key, default: [first]].append(path)
       }
     }
-    let duplicates = shared.sorted { $0.key < $1.key }.map { id, paths in
-      "\(paths.sorted().joined(separator: " and ")) share the id \(id); remove the id line from all but one and run "
-        + "'nb save'"
-    }
-    return (own.sorted { $0.path < $1.path }.map(\.warning), duplicates)
+    return Warnings(
+      notes: own.sorted { $0.path < $1.path },
+      duplicates: shared.map { SharedID(id: $0.key, text: duplicateText($0.key, $0.value)) }.sorted { $0.id < $1.id })
   }
 
-  /// `id.lowercased()`, without a new string for an id that has no upper-case letter (nb's ids never do).
-  private static func lowercased(_ id: String) -> String {
+  /// The warnings of `file`'s notes (whose warnings are `base`) with `changes` made: only the changed notes' own
+  /// warnings and the ids they had or have are derived again.
+  static func warnings(_ base: Warnings, in file: NotesFile, changing changes: [Change]) -> Warnings {
+    let changed = Set(changes.map(\.path))
+    var own = base.notes.filter { !changed.contains($0.path) }
+    for change in changes {
+      if let warning = change.facts?.warning { own.append(NoteWarning(path: change.path, text: warning)) }
+    }
+    own.sort { $0.path < $1.path }
+    var keys: Set<String> = []
+    for change in changes {
+      if let old = file.facts(of: change.path)?.id { keys.insert(idKey(old)) }
+      if let new = change.facts?.id { keys.insert(idKey(new)) }
+    }
+    guard !keys.isEmpty else { return Warnings(notes: own, duplicates: base.duplicates) }
+    var holders = file.paths(withIDKeys: keys, excluding: changed)
+    for change in changes {
+      if let id = change.facts?.id { holders[idKey(id), default: []].append(change.path) }
+    }
+    var duplicates = base.duplicates.filter { !keys.contains($0.id) }
+    for (id, paths) in holders where paths.count > 1 {
+      duplicates.append(SharedID(id: id, text: duplicateText(id, paths)))
+    }
+    duplicates.sort { $0.id < $1.id }
+    return Warnings(notes: own, duplicates: duplicates)
+  }
+
+  private static func duplicateText(_ id: String, _ paths: [String]) -> String {
+    "\(paths.sorted().joined(separator: " and ")) share the id \(id); remove the id line from all but one and run "
+      + "'nb save'"
+  }
+
+  /// The key two ids share when they are the same id: `id.lowercased()`, without a new string for an id that has no
+  /// upper-case letter (nb's ids never do).
+  static func idKey(_ id: String) -> String {
     id.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) ? id : id.lowercased()
   }
 
@@ -81,161 +139,256 @@ struct NoteSummary {
     }
     return !attachmentFolders || !RepoPaths.isInsideAttachmentFolder(path, isNote: isNote)
   }
+}
 
-  // MARK: Storage
+/// The notes of a summary as the `notes` file holds them: a line per note, `path⇥id⇥warning` (each escaped as a
+/// listing cache escapes), in path order. Looked up by binary search and scanned as bytes, never loaded into a
+/// dictionary.
+struct NotesFile {
+  /// The file's bytes; the lines start at `bodyStart` (after the first line, in a file as read).
+  private let bytes: [UInt8]
+  private let bodyStart: Int
+  /// Where each line starts in `bytes`.
+  private let starts: [Int]
 
-  /// The two files: `warnings` (what a clean status prints) and `notes` (every note, to bring forward).
+  /// The lines, without the file's first line.
+  var body: ArraySlice<UInt8> { bytes[bodyStart...] }
+
+  /// nil when a line is not three fields.
+  init?(body: [UInt8]) { self.init(bytes: body, bodyStart: 0) }
+
+  /// The lines from `bodyStart` of `bytes` (a file as read, kept whole: a copy without its first line would be
+  /// another 7 MiB at 100 000 notes); nil when one is not three fields.
+  init?(bytes: [UInt8], bodyStart: Int) {
+    var starts: [Int] = []
+    let valid = bytes.withUnsafeBufferPointer { buffer -> Bool in
+      var position = bodyStart
+      while position < buffer.count {
+        guard let newline = Self.find(0x0A, in: buffer, from: position, to: buffer.count),
+          let tab = Self.find(0x09, in: buffer, from: position, to: newline),
+          Self.find(0x09, in: buffer, from: tab + 1, to: newline) != nil
+        else { return false }
+        starts.append(position)
+        position = newline + 1
+      }
+      return true
+    }
+    guard valid else { return nil }
+    self.bytes = bytes
+    self.bodyStart = bodyStart
+    self.starts = starts
+  }
+
+  /// The file for `notes`.
+  init(_ notes: [String: NoteSummary.Facts]) {
+    self.init(sorted: notes.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 })
+  }
+
+  /// The file for `notes`, in path order.
+  init(sorted notes: [(String, NoteSummary.Facts)]) {
+    var body: [UInt8] = []
+    // Each line's bytes go straight into the file's: a string of them all, then its bytes, was 16 MiB at 100 000.
+    body.reserveCapacity(notes.count * 96)
+    for (path, facts) in notes { body.append(contentsOf: Self.line(path, facts).utf8) }
+    // Made from well-formed lines, so it parses.
+    self.init(body: body)!
+  }
+
+  var count: Int { starts.count }
+
+  private static func line(_ path: String, _ facts: NoteSummary.Facts) -> String {
+    CacheShard.escape(path) + "\t" + CacheShard.escape(facts.id ?? "") + "\t" + CacheShard.escape(facts.warning ?? "")
+      + "\n"
+  }
+
+  private static func find(_ byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+    guard start < end, let base = buffer.baseAddress,
+      let found = memchr(base + start, Int32(byte), end - start)
+    else { return nil }
+    return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+  }
+
+  /// The three fields of line `line`, as ranges of `bytes`.
+  private func fields(_ line: Int) -> (path: Range<Int>, id: Range<Int>, warning: Range<Int>) {
+    bytes.withUnsafeBufferPointer { buffer in
+      let start = starts[line]
+      let end = line + 1 < starts.count ? starts[line + 1] - 1 : buffer.count - 1
+      // `init` checked both tabs are there.
+      let first = Self.find(0x09, in: buffer, from: start, to: end)!
+      let second = Self.find(0x09, in: buffer, from: first + 1, to: end)!
+      return (start..<first, first + 1..<second, second + 1..<end)
+    }
+  }
+
+  private func path(at line: Int) -> String { CacheShard.unescape(bytes[fields(line).path]) }
+
+  /// Where `path`'s line is, or where it would go, and whether it is there.
+  private func place(of path: String) -> (line: Int, present: Bool) {
+    var low = 0
+    var high = starts.count
+    while low < high {
+      let middle = (low + high) / 2
+      if self.path(at: middle) < path { low = middle + 1 } else { high = middle }
+    }
+    return (low, low < starts.count && self.path(at: low) == path)
+  }
+
+  /// The facts of the note at `path`, or nil when it is not one of these notes.
+  func facts(of path: String) -> NoteSummary.Facts? {
+    let (line, present) = place(of: path)
+    guard present else { return nil }
+    let (_, id, warning) = fields(line)
+    return NoteSummary.Facts(
+      id: id.isEmpty ? nil : CacheShard.unescape(bytes[id]),
+      warning: warning.isEmpty ? nil : CacheShard.unescape(bytes[warning]))
+  }
+
+  /// The paths, other than `excluded`, of the notes whose id's key (``NoteSummary/idKey(_:)``) is one of `keys`,
+  /// by key. An id whose bytes are its key (lower-case ASCII, nothing escaped, as every id nb makes) is compared as
+  /// bytes, without a string.
+  func paths(withIDKeys keys: Set<String>, excluding excluded: Set<String>) -> [String: [String]] {
+    // A few keys (a note or two changed) are compared byte by byte; many (a merge) through a set.
+    let keyBytes = keys.count <= 8 ? keys.map { Array($0.utf8) } : []
+    var found: [String: [String]] = [:]
+    for line in starts.indices {
+      let (path, id, _) = fields(line)
+      guard !id.isEmpty else { continue }
+      let key: String?
+      let plain = bytes[id].allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) && $0 != 0x5C }
+      if plain, keys.count > 8 {
+        let candidate = String(decoding: bytes[id], as: UTF8.self)
+        key = keys.contains(candidate) ? candidate : nil
+      } else if plain {
+        key = keyBytes.first { $0.count == id.count && $0.elementsEqual(bytes[id]) }.map {
+          String(decoding: $0, as: UTF8.self)
+        }
+      } else {
+        let candidate = NoteSummary.idKey(CacheShard.unescape(bytes[id]))
+        key = keys.contains(candidate) ? candidate : nil
+      }
+      guard let key else { continue }
+      let notePath = CacheShard.unescape(bytes[path])
+      if !excluded.contains(notePath) { found[key, default: []].append(notePath) }
+    }
+    return found
+  }
+
+  /// This file with the lines of `changes` replaced, added or removed, every other line kept as it is: a few
+  /// changed notes do not sort and escape every note again.
+  func changing(_ changes: [NoteSummary.Change]) -> NotesFile {
+    var out: [UInt8] = []
+    out.reserveCapacity(body.count + 256)
+    var copied = bodyStart
+    var previous: String?
+    for change in changes.sorted(by: { $0.path < $1.path }) {
+      // Callers give each path once; were one given twice, one of its lines would be written, not both.
+      if change.path == previous { continue }
+      previous = change.path
+      let (line, present) = place(of: change.path)
+      let lineStart = line < starts.count ? starts[line] : bytes.count
+      out.append(contentsOf: bytes[copied..<lineStart])
+      copied = lineStart
+      if present { copied = line + 1 < starts.count ? starts[line + 1] : bytes.count }
+      if let facts = change.facts { out.append(contentsOf: Self.line(change.path, facts).utf8) }
+    }
+    out.append(contentsOf: bytes[copied...])
+    // Made of this file's lines and well-formed new ones.
+    return NotesFile(body: out)!
+  }
+}
+
+extension NoteSummary {
+  /// A summary as kept: the commit it describes, whether attachment folders were skipped (they change which `.md`
+  /// files are notes), its notes and their warnings.
+  struct Kept {
+    var commit: String
+    var attachmentFolders: Bool
+    var file: NotesFile
+    var warnings: Warnings
+  }
+
+  /// The two files: `warnings` (what a clean status prints, each warning with its path or id) and `notes`.
   struct Store {
     let directory: String
     var warningsPath: String { directory + "/warnings" }
     var notesPath: String { directory + "/notes" }
 
     init(cacheDirectory: String) {
-      directory = cacheDirectory + "/summary-v1"
+      directory = cacheDirectory + "/summary-v2"
     }
 
-    private func header(_ commit: String, _ attachmentFolders: Bool) -> String {
+    private static func header(_ commit: String, _ attachmentFolders: Bool) -> String {
       "\(NoteSummary.magic)\t\(commit)\t\(attachmentFolders ? 2 : 1)\n"
     }
 
-    /// The warnings kept for `commit`, or nil when the file is missing or describes another commit.
-    func warnings(for commit: String, attachmentFolders: Bool) -> (notes: [String], duplicates: [String])? {
-      guard let data = try? FileSystem.read(warningsPath) else { return nil }
-      var lines = Array(data).split(separator: 0x0A, omittingEmptySubsequences: true)[...]
-      guard let first = lines.first,
-        String(decoding: first, as: UTF8.self) + "\n" == header(commit, attachmentFolders)
-      else { return nil }
-      lines = lines.dropFirst()
-      var notes: [String] = []
-      var duplicates: [String] = []
-      for line in lines {
-        guard let kind = line.first else { continue }
-        let text = CacheShard.unescape(line.dropFirst(2))
-        if kind == UInt8(ascii: "W") { notes.append(text) } else if kind == UInt8(ascii: "D") { duplicates.append(text) }
-      }
-      return (notes, duplicates)
-    }
-
-    /// Moves both files from `old` to `commit` keeping everything below their first lines, for a commit whose notes
-    /// have the same facts as `old`'s (an edit that changed neither an id nor a warning, which is nearly every one):
-    /// the same bytes ``save(_:warnings:)`` would write, without sorting, escaping and deriving the warnings of every
-    /// note again. False, with nothing written, when either file does not describe `old`.
-    /// `notes` is the `notes` file as ``load()`` read it.
-    func retarget(_ notes: Data, from old: String, to commit: String, attachmentFolders: Bool) -> Bool {
-      let oldHeader = Data(header(old, attachmentFolders).utf8)
-      let newHeader = Data(header(commit, attachmentFolders).utf8)
-      guard notes.starts(with: oldHeader),
-        let warnings = try? FileSystem.read(warningsPath), warnings.starts(with: oldHeader)
-      else { return false }
-      // `notes` first, as `save` writes them.
-      guard (try? AtomicFile.write(newHeader + notes.dropFirst(oldHeader.count), to: URL(fileURLWithPath: notesPath), durable: false)) != nil
-      else { return false }
-      try? AtomicFile.write(
-        newHeader + warnings.dropFirst(oldHeader.count), to: URL(fileURLWithPath: warningsPath), durable: false)
-      return true
-    }
-
-    /// The `notes` file for `summary`, made from `file` (the one for `previous`, as ``load()`` read it) by
-    /// replacing, adding or removing the lines of `changed` (their places found by binary search: the file is
-    /// sorted by path). nil when `file` is not for `previous` or a line cannot be read: the caller writes the whole
-    /// file.
-    private func splice(_ summary: NoteSummary, from previous: String, file: Data, changed: [String]) -> Data? {
-      let oldHeader = Array(header(previous, summary.attachmentFolders).utf8)
-      let bytes = [UInt8](file)
-      guard bytes.starts(with: oldHeader) else { return nil }
-      var starts: [Int] = []
-      var position = oldHeader.count
-      while position < bytes.count {
-        starts.append(position)
-        guard let newline = bytes[position...].firstIndex(of: 0x0A) else { return nil }
-        position = newline + 1
-      }
-      func path(at line: Int) -> String? {
-        let start = starts[line]
-        guard let tab = bytes[start...].firstIndex(of: 0x09) else { return nil }
-        return CacheShard.unescape(bytes[start..<tab])
-      }
-      // Where each changed path's line is or would go, and whether it is there.
-      var edits: [(line: Int, present: Bool, path: String)] = []
-      for changedPath in Set(changed).sorted() {
-        var low = 0
-        var high = starts.count
-        while low < high {
-          let middle = (low + high) / 2
-          guard let probe = path(at: middle) else { return nil }
-          if probe < changedPath { low = middle + 1 } else { high = middle }
-        }
-        edits.append((low, low < starts.count && path(at: low) == changedPath, changedPath))
-      }
-      var out = Array(header(summary.commit, summary.attachmentFolders).utf8)
-      out.reserveCapacity(bytes.count + 256)
-      var copied = oldHeader.count
-      for edit in edits {
-        let lineStart = edit.line < starts.count ? starts[edit.line] : bytes.count
-        guard lineStart >= copied else { return nil }
-        out.append(contentsOf: bytes[copied..<lineStart])
-        copied = lineStart
-        if edit.present { copied = edit.line + 1 < starts.count ? starts[edit.line + 1] : bytes.count }
-        if let facts = summary.notes[edit.path] { out.append(contentsOf: Self.line(edit.path, facts).utf8) }
-      }
-      out.append(contentsOf: bytes[copied...])
-      return Data(out)
-    }
-
-    /// The summary in `notes`, whatever commit it describes, and the file's bytes; nil when missing or unreadable.
-    func load() -> (summary: NoteSummary, file: Data)? {
-      guard let data = try? FileSystem.read(notesPath) else { return nil }
+    /// The file's bytes and where the lines below `header` start, or nil when the file is missing or does not
+    /// start with it.
+    private func read(_ path: String, header: String) -> (bytes: [UInt8], bodyStart: Int)? {
+      guard let data = try? FileSystem.read(path) else { return nil }
       let bytes = [UInt8](data)
-      var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true)[...]
-      guard let first = lines.first else { return nil }
-      let fields = first.split(separator: 0x09, omittingEmptySubsequences: false)
-      guard fields.count == 3, String(decoding: fields[0], as: UTF8.self) == NoteSummary.magic else { return nil }
-      lines = lines.dropFirst()
-      var notes: [String: Facts] = [:]
-      notes.reserveCapacity(lines.count)
-      for line in lines {
-        let parts = line.split(separator: 0x09, omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return nil }
-        notes[CacheShard.unescape(parts[0])] = Facts(
-          id: parts[1].isEmpty ? nil : CacheShard.unescape(parts[1]),
-          warning: parts[2].isEmpty ? nil : CacheShard.unescape(parts[2]))
-      }
-      let summary = NoteSummary(
-        commit: String(decoding: fields[1], as: UTF8.self), attachmentFolders: fields[2].elementsEqual([0x32]),
-        notes: notes)
-      return (summary, data)
+      let head = Array(header.utf8)
+      guard bytes.starts(with: head) else { return nil }
+      return (bytes, head.count)
     }
 
-    private static func line(_ path: String, _ facts: Facts) -> String {
-      CacheShard.escape(path) + "\t" + CacheShard.escape(facts.id ?? "") + "\t" + CacheShard.escape(facts.warning ?? "")
-        + "\n"
+    /// The first line of `notes`: its commit and whether attachment folders were skipped.
+    private func notesHeader() -> (commit: String, attachmentFolders: Bool)? {
+      guard let data = try? FileSystem.read(notesPath, limit: 256),
+        let newline = data.firstIndex(of: 0x0A)
+      else { return nil }
+      let fields = data[..<newline].split(separator: 0x09, omittingEmptySubsequences: false)
+      guard fields.count == 3, String(decoding: fields[0], as: UTF8.self) == NoteSummary.magic else { return nil }
+      return (String(decoding: fields[1], as: UTF8.self), fields[2].elementsEqual([0x32]))
+    }
+
+    /// The warnings kept for `commit`, or nil when the file is missing, unreadable or describes another commit.
+    func warnings(for commit: String, attachmentFolders: Bool) -> Warnings? {
+      guard let (bytes, bodyStart) = read(warningsPath, header: Self.header(commit, attachmentFolders)) else {
+        return nil
+      }
+      var warnings = Warnings()
+      for line in bytes[bodyStart...].split(separator: 0x0A) {
+        let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
+        guard fields.count == 3 else { return nil }
+        let key = CacheShard.unescape(fields[1])
+        let text = CacheShard.unescape(fields[2])
+        switch fields[0].first {
+        case UInt8(ascii: "W"): warnings.notes.append(NoteWarning(path: key, text: text))
+        case UInt8(ascii: "D"): warnings.duplicates.append(SharedID(id: key, text: text))
+        default: return nil
+        }
+      }
+      return warnings
+    }
+
+    /// The kept summary, whatever commit it describes; nil when either file is missing, unreadable, or the two
+    /// describe different commits.
+    func load() -> Kept? {
+      guard let (commit, folders) = notesHeader(),
+        let warnings = warnings(for: commit, attachmentFolders: folders),
+        let (bytes, bodyStart) = read(notesPath, header: Self.header(commit, folders)),
+        let file = NotesFile(bytes: bytes, bodyStart: bodyStart)
+      else { return nil }
+      return Kept(commit: commit, attachmentFolders: folders, file: file, warnings: warnings)
     }
 
     /// Writes both files (each atomically; a cache, so not flushed to disk, and failures are ignored). `notes`
-    /// first: a `warnings` file never names a commit whose `notes` file was not written.
-    ///
-    /// `changed`: the paths whose facts may differ from `previous` (a commit and its `notes` file as ``load()``
-    /// read it), when they are known: their lines are put into that file's bytes, every other line kept as it is,
-    /// instead of sorting and writing every note again (a fifth of a second at 100 000 notes).
-    func save(
-      _ summary: NoteSummary, warnings: (notes: [String], duplicates: [String]),
-      changedSince previous: (commit: String, file: Data)? = nil, changed: [String] = []
-    ) {
-      let head = header(summary.commit, summary.attachmentFolders)
-      let notes: Data
-      if let previous, let spliced = splice(summary, from: previous.commit, file: previous.file, changed: changed) {
-        notes = spliced
-      } else {
-        var text = head
-        for (path, facts) in summary.notes.sorted(by: { $0.key < $1.key }) { text += Self.line(path, facts) }
-        notes = Data(text.utf8)
+    /// first, and `warnings` last: ``load()`` takes the two only when they describe the same commit.
+    func save(_ kept: Kept) {
+      let header = Array(Self.header(kept.commit, kept.attachmentFolders).utf8)
+      var warnings = header
+      for warning in kept.warnings.notes {
+        warnings += Array("W\t\(CacheShard.escape(warning.path))\t\(CacheShard.escape(warning.text))\n".utf8)
       }
-      var lines = head
-      for warning in warnings.notes { lines += "W\t" + CacheShard.escape(warning) + "\n" }
-      for warning in warnings.duplicates { lines += "D\t" + CacheShard.escape(warning) + "\n" }
+      for shared in kept.warnings.duplicates {
+        warnings += Array("D\t\(CacheShard.escape(shared.id))\t\(CacheShard.escape(shared.text))\n".utf8)
+      }
       try? FileSystem.makeDirectory(directory)
+      var notes = Data(capacity: header.count + kept.file.body.count)
+      notes.append(contentsOf: header)
+      notes.append(contentsOf: kept.file.body)
       try? AtomicFile.write(notes, to: URL(fileURLWithPath: notesPath), durable: false)
-      try? AtomicFile.write(Data(lines.utf8), to: URL(fileURLWithPath: warningsPath), durable: false)
+      try? AtomicFile.write(Data(warnings), to: URL(fileURLWithPath: warningsPath), durable: false)
     }
   }
 }
@@ -244,71 +397,84 @@ extension NoteRepository {
   /// The summary of the notes of `commit` (whose tree the index holds, `dirty` the paths the work tree changed):
   /// the kept one when it describes `commit`, else the kept one brought forward by the notes that changed since,
   /// else one made from scratch; saved when it changed.
-  func noteSummary(at commit: String, dirty: Set<String>) throws -> NoteSummary {
+  func noteSummary(at commit: String, dirty: Set<String>) throws -> NoteSummary.Kept {
     let store = NoteSummary.Store(cacheDirectory: gitDirectory.appendingPathComponent("nb/cache").path)
     let folders = hasAttachmentFolders
-    var summary: NoteSummary
-    if let (kept, file) = store.load(), kept.attachmentFolders == folders,
-      let forward = try? broughtForward(kept, to: commit)
-    {
+    if let kept = store.load(), kept.attachmentFolders == folders {
       if kept.commit == commit { return kept }
-      summary = forward.summary
-      // Only the notes that changed between the two commits can differ.
-      if forward.changed.allSatisfy({ summary.notes[$0] == kept.notes[$0] }),
-        store.retarget(file, from: kept.commit, to: commit, attachmentFolders: folders)
-      {
-        return summary
+      if let changes = try? broughtForward(kept, to: commit) {
+        var moved = kept
+        moved.commit = commit
+        // Nearly every commit changes no note's id or warning: then only the first lines change.
+        if !changes.allSatisfy({ kept.file.facts(of: $0.path) == $0.facts }) {
+          moved.warnings = NoteSummary.warnings(kept.warnings, in: kept.file, changing: changes)
+          moved.file = kept.file.changing(changes)
+        }
+        store.save(moved)
+        return moved
       }
-      store.save(
-        summary, warnings: NoteSummary.warnings(summary.notes), changedSince: (kept.commit, file),
-        changed: forward.changed)
-      return summary
     }
-    summary = try fromScratch(commit: commit, dirty: dirty)
-    store.save(summary, warnings: NoteSummary.warnings(summary.notes))
-    return summary
+    let notes = try fromScratch(commit: commit, dirty: dirty)
+    let made = NoteSummary.Kept(
+      commit: commit, attachmentFolders: folders, file: NotesFile(sorted: notes),
+      warnings: NoteSummary.warnings(notes))
+    store.save(made)
+    return made
   }
 
   /// Every note of `commit`: those the work tree holds unchanged read as a listing reads them (through its cache,
   /// so usually without reading the files), the others from their blobs. The index holds `commit`'s tree, so its
   /// paths are the tree's.
-  private func fromScratch(commit: String, dirty: Set<String>) throws -> NoteSummary {
-    var summary = NoteSummary(commit: commit, attachmentFolders: hasAttachmentFolders, notes: [:])
+  ///
+  /// The listings are read a directory at a time, so only one directory's notes are ever held whole, not every
+  /// note of the repository (164 MiB at 100 000 notes).
+  private func fromScratch(commit: String, dirty: Set<String>) throws -> [(String, NoteSummary.Facts)] {
+    let folders = hasAttachmentFolders
     let tracked = Set(try git.trackedPaths().filter { $0.hasSuffix(".md") })
     let isTracked = { (path: String) -> Bool in tracked.contains(path) }
-    for note in scanner.notes(in: "", recursive: true) where tracked.contains(note.path) && !dirty.contains(note.path) {
-      summary.notes[note.path] = NoteSummary.Facts(id: note.id, warning: note.warning)
+    var byDirectory: [String: [String]] = [:]
+    for path in tracked where NoteSummary.isNote(path, attachmentFolders: folders, isNote: isTracked) {
+      byDirectory[RepoPaths.directory(of: path), default: []].append(path)
     }
-    for path in tracked where summary.notes[path] == nil {
-      guard NoteSummary.isNote(path, attachmentFolders: hasAttachmentFolders, isNote: isTracked),
-        let file = try git.file(at: path, in: commit)
-      else { continue }
-      summary.notes[path] = NoteSummary.facts(path: path, data: try git.read(file))
+    // An array, not a dictionary by path: a hundred thousand notes' dictionary held 12 MiB of empty slots.
+    var notes: [(String, NoteSummary.Facts)] = []
+    notes.reserveCapacity(tracked.count)
+    for (directory, paths) in byDirectory {
+      let wanted = Set(paths).subtracting(dirty)
+      var listed: [String: NoteSummary.Facts] = [:]
+      if !wanted.isEmpty {
+        for note in scanner.notes(in: directory, recursive: false) where wanted.contains(note.path) {
+          listed[note.path] = NoteSummary.Facts(id: note.id, warning: note.warning)
+        }
+      }
+      for path in paths {
+        if let facts = listed[path] {
+          notes.append((path, facts))
+        } else if let file = try git.file(at: path, in: commit) {
+          notes.append((path, NoteSummary.facts(path: path, data: try git.read(file))))
+        }
+      }
     }
-    return summary
+    notes.sort { $0.0 < $1.0 }
+    return notes
   }
 
-  /// `summary` moved to `commit` by re-reading the notes that differ; nil when that cannot be done exactly (the
-  /// old commit is gone, or a note appeared or vanished beside an attachment folder, which changes whether the
-  /// `.md` files in it are notes).
-  private func broughtForward(_ summary: NoteSummary, to commit: String) throws -> (
-    summary: NoteSummary, changed: [String]
-  )? {
-    if summary.commit == commit { return (summary, []) }
+  /// The changes that move `kept` to `commit`, read from the notes that differ; nil when that cannot be done
+  /// exactly (the old commit is gone, or a note appeared or vanished beside an attachment folder, which changes
+  /// whether the `.md` files in it are notes).
+  private func broughtForward(_ kept: NoteSummary.Kept, to commit: String) throws -> [NoteSummary.Change]? {
     do {
-      return try broughtForward(summary, to: commit, reading: LooseObjects(gitDirectory: gitDirectory))
+      return try broughtForward(kept, to: commit, reading: LooseObjects(gitDirectory: gitDirectory))
     } catch is LooseObjects.NotLoose {
-      return try broughtForward(summary, to: commit, reading: try self.git)
+      return try broughtForward(kept, to: commit, reading: try self.git)
     }
   }
 
-  private func broughtForward(_ summary: NoteSummary, to commit: String, reading git: some CommitReader) throws
-    -> (summary: NoteSummary, changed: [String])?
+  private func broughtForward(_ kept: NoteSummary.Kept, to commit: String, reading git: some CommitReader) throws
+    -> [NoteSummary.Change]?
   {
-    guard try git.hasCommit(summary.commit) else { return nil }
-    var result = summary
-    result.commit = commit
-    let folders = summary.attachmentFolders
+    guard try git.hasCommit(kept.commit) else { return nil }
+    let folders = kept.attachmentFolders
     var isNoteCache: [String: Bool] = [:]
     var unread: Error?
     func isNoteFile(_ path: String) -> Bool {
@@ -324,25 +490,26 @@ extension NoteRepository {
       isNoteCache[path] = found
       return found
     }
-    let changed = try git.changedPaths(from: summary.commit, to: commit).filter { $0.hasSuffix(".md") }
+    let changed = Set(try git.changedPaths(from: kept.commit, to: commit).filter { $0.hasSuffix(".md") })
     // Past a tenth of the notes (and a few thousand), reading through the listing cache (fromScratch) beats a blob
     // lookup each; below that, the listing cache may be stale exactly there (a rename's thousand rewritten notes in
     // as many notebooks), and from scratch would parse every note of 100 000 again (17 s) to save reading 3 000.
-    if changed.count > max(2_000, summary.notes.count / 10) { return nil }
+    if changed.count > max(2_000, kept.file.count / 10) { return nil }
+    var changes: [NoteSummary.Change] = []
     for path in changed {
       let file = try git.file(at: path, in: commit)
       if folders, try git.hasDirectory(at: String(path.dropLast(3)) + RepoPaths.attachmentSuffix, in: commit)
-        || (try git.hasDirectory(at: String(path.dropLast(3)) + RepoPaths.attachmentSuffix, in: summary.commit))
+        || (try git.hasDirectory(at: String(path.dropLast(3)) + RepoPaths.attachmentSuffix, in: kept.commit))
       {
         return nil
       }
       guard let file, NoteSummary.isNote(path, attachmentFolders: folders, isNote: isNoteFile) else {
-        result.notes[path] = nil
+        changes.append(NoteSummary.Change(path: path, facts: nil))
         continue
       }
-      result.notes[path] = NoteSummary.facts(path: path, data: try git.read(file))
+      changes.append(NoteSummary.Change(path: path, facts: NoteSummary.facts(path: path, data: try git.read(file))))
     }
     if let unread { throw unread }
-    return (result, Array(changed))
+    return changes
   }
 }
