@@ -56,13 +56,22 @@ struct List: ParsableCommand {
     }
     let filters = tags.map { "tag:\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "#")))\"" }
     let query = query(([text] + filters).filter { !$0.isEmpty }.joined(separator: " "), .path, nil)
+    // A notebook listed as it is (no tag, the default order, every note): read from its directory, which is what
+    // the index would answer, without opening the index.
+    let plainListing = query.sort == .path && !query.reverse && query.limit == nil && query.offset == 0
+    let forEachHit: ((NoteHit) throws -> Void) throws -> Void =
+      if children != nil, tags.isEmpty, plainListing {
+        { body in for hit in try notes.listing(ofNotebook: named, recursive: recursive) { try body(hit) } }
+      } else {
+        { body in try notes.forEachNote(matching: query, body) }
+      }
     // Streamed: a listing of every note of a large repository is never all in memory at once.
     if json {
-      try printJSONArray { element in try notes.forEachNote(matching: query) { try element(HitJSON($0)) } }
+      try printJSONArray { element in try forEachHit { try element(HitJSON($0)) } }
       return
     }
     var lines = ""
-    try notes.forEachNote(matching: query) { hit in
+    try forEachHit { hit in
       lines += noteLine(hit.note) + "\n"
       if let warning = hit.note.warning { warn(warning) }
       if lines.utf8.count >= 64 * 1024 {

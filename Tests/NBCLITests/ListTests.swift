@@ -50,6 +50,72 @@ final class ListTests: NBCLITestCase {
     try assertRefused(["list", ".git", "--recursive"], mentioning: ["--recursive"])
   }
 
+  /// A notebook listed alone is read from its directories, not through the index: every line, warning and JSON
+  /// key must be what the index answers for the same notes (`notebook:` less its children), for notes committed
+  /// or not, edited a moment after the last listing, broken, not UTF-8, with ink, beside an attachment folder or
+  /// hidden, in an order the bytes of their names decide.
+  func testANotebookListedAloneIsWhatTheIndexAnswers() throws {
+    try makeRepository()
+    let note = { (title: String, tags: String) in
+      "---\ntitle: \(title)\ntags: [\(tags)]\ncreated: 2026-01-02T03:04:05Z\nupdated: 2026-02-03T04:05:06+02:00\n---\n"
+    }
+    try write("mix/Apple.md", note("Apple", "fruit, red"))
+    try write("mix/apple.md", note("apple, lower", ""))
+    try write("mix/\u{E9}clair.md", note("\u{C9}clair", "pastry"))
+    try write("mix/Zeta.md", "# Zeta by heading\n")
+    try write("mix/broken.md", "---\ntitle: [unclosed\n---\nbody\n")
+    try write("mix/latin1.md", Data([0x63, 0x61, 0x66, 0xE9, 0x0A]))
+    try write("mix/inked.md", note("Inked", "ink"))
+    try write("mix/inked.ink.jsonl", "{}\n")
+    try write("mix/lost.ink.jsonl", "{}\n")
+    try write("mix/plan.md", note("Plan", ""))
+    try write("mix/plan.files/inside.md", note("Inside an attachment folder", ""))
+    try write("mix/.hidden/h.md", note("Hidden", ""))
+    try write("mix/.dot.md", note("Dot", ""))
+    try write("mix/sub/child.md", note("Child", "kid"))
+    try write("mix/sub/deeper/d.md", note("Deeper", ""))
+    try gitCommitAll()
+    try write("mix/new.md", note("New, not committed", "fresh"))
+    try write("mix/sub/new child.md", note("New child", ""))
+    // Read from the directories: no index is opened, so none is built.
+    let index = url(".git/nb/index")
+    try? FileManager.default.removeItem(at: index)
+    try nbSucceeds("list", "mix")
+    try nbSucceeds("list", "mix/sub", "--recursive", "--json")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: index.path), "listing a notebook opened the index")
+
+    func assertSame(_ label: String) throws {
+      for (notebook, children) in [("mix", ["mix/sub"]), ("mix/sub", ["mix/sub/deeper"])] {
+        for recursive in [false, true] {
+          let query =
+            "notebook:\"\(notebook)\"" + (recursive ? "" : children.map { " -notebook:\"\($0)\"" }.joined())
+          for json in [false, true] {
+            let format = json ? ["--json"] : []
+            let alone = try nb(arguments: ["list", notebook] + (recursive ? ["-r"] : []) + format)
+            let indexed = try nb(arguments: ["list", query] + format)
+            let what = "\(label): \(notebook)\(recursive ? " -r" : "")\(json ? " --json" : "")"
+            XCTAssertEqual([alone.status, indexed.status], [0, 0], what + alone.stderr + indexed.stderr)
+            XCTAssertEqual(alone.stdout, indexed.stdout, what)
+            XCTAssertEqual(alone.stderr, indexed.stderr, what)
+            XCTAssertFalse(alone.stdout.contains("inside") || alone.stdout.contains("hidden"), what)
+          }
+        }
+      }
+      let paths = try jsonArray("list", "mix", "--json").compactMap { $0["path"] as? String }
+      XCTAssertEqual(Array(paths.prefix(2)), ["mix/Apple.md", "mix/Zeta.md"], "upper case first, as bytes sort")
+      XCTAssertEqual(paths.last, "mix/\u{E9}clair.md")
+    }
+    try assertSame("first listing")
+    let inked = try jsonArray("list", "mix", "--json").filter { $0["has_ink"] as? Bool == true }
+    XCTAssertEqual(inked.compactMap { $0["path"] as? String }, ["mix/inked.md"])
+    // Edited within the second of the listing before: the listing cache must not answer for it.
+    try write("mix/Apple.md", note("Apple, edited", "fruit, green"))
+    try write("mix/sub/child.md", "---\ntitle: [now broken\n---\n")
+    try FileManager.default.removeItem(at: url("mix/inked.ink.jsonl"))
+    try assertSame("after edits")
+    XCTAssertTrue(try nbSucceeds("list", "mix").stdout.contains("Apple, edited"))
+  }
+
   func testTagFilterSortReverseAndLimit() throws {
     try makeNotes()
     XCTAssertEqual(try listedPaths("--tag", "a"), ["inbox/zulu-alpha.md", "work/bravo.md"])

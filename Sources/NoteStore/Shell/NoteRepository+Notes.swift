@@ -65,6 +65,19 @@ extension NoteRepository {
     return try index.notes(where: notebook.condition, notebook.arguments)
   }
 
+  /// The notes of one notebook (`""` = the root; with `recursive`, of its children too) as a walk of the work tree
+  /// finds them, in path order (by UTF-8 bytes, as the index sorts), each with whether an ink sidecar sits beside
+  /// it: the hits ``forEachNote(matching:_:)`` gives for `notebook:` of it in path order, read through the
+  /// per-directory listing cache without opening the index (at 1 000 notes, opening it and checking it is fresh
+  /// cost more than the whole listing).
+  public func listing(ofNotebook notebook: String, recursive: Bool = false) throws -> [NoteHit] {
+    let path = try existingNotebookPath(notebook)
+    let found = scanner.notesAndStrays(in: path, recursive: recursive)
+    return found.notes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map {
+      NoteHit(note: $0, hasInk: found.inked.contains($0.path))
+    }
+  }
+
   /// The note with this id, if any (the first in path order should two notes share it).
   public func note(id: String) throws -> Note? {
     try index.notes(where: "n.note_id_folded = ?", [id.lowercased()]).first

@@ -45,10 +45,12 @@ final class NoteScanner {
     var temporaryFiles: [String] = []
     /// Ink sidecars with no note of the same stem beside them.
     var orphanedInk: [String] = []
+    /// The notes an ink sidecar sits beside (given as ``notesAndStrays(in:recursive:)``'s `inked`).
+    var inked: Set<String> = []
   }
 
-  /// The notes, and the stray files — found in the same walk.
-  func notesAndStrays(in notebook: String, recursive: Bool) -> (notes: [Note], strays: Strays) {
+  /// The notes, and the stray files — found in the same walk — and the notes with an ink sidecar beside them.
+  func notesAndStrays(in notebook: String, recursive: Bool) -> (notes: [Note], strays: Strays, inked: Set<String>) {
     var notes: [Note] = []
     var strays = Strays()
     var shards: [PendingShard] = []
@@ -78,7 +80,7 @@ final class NoteScanner {
     }
     strays.temporaryFiles.sort()
     strays.orphanedInk.sort()
-    return (notes.sorted { $0.path < $1.path }, strays)
+    return (notes.sorted { $0.path < $1.path }, strays, strays.inked)
   }
 
   /// A notebook's listing cache while a walk runs: the entries still valid, and the notes to read.
@@ -117,8 +119,12 @@ final class NoteScanner {
     }
     if !inkStems.isEmpty {
       let noteNames = Set(files.map(\.name))
-      for stem in inkStems where !noteNames.contains(stem + ".md") {
-        strays.orphanedInk.append(RepoPaths.join(directory, stem + RepoPaths.inkSuffix))
+      for stem in inkStems {
+        if noteNames.contains(stem + ".md") {
+          strays.inked.insert(RepoPaths.join(directory, stem + ".md"))
+        } else {
+          strays.orphanedInk.append(RepoPaths.join(directory, stem + RepoPaths.inkSuffix))
+        }
       }
     }
     if !files.isEmpty {
