@@ -63,6 +63,26 @@ class IndexFileStore: @unchecked Sendable {
   /// One entry is enough: a process works on one repository at a time, and each entry holds a whole index.
   private var cache: (path: String, loaded: Loaded)?
   private let cacheLock = NSLock()
+  private var checkpointsName: String?
+
+  /// Where, relative to the index file's directory (the git directory), the SHA-1 states of the last index this
+  /// process verified or wrote are kept for the next process (``IndexCheckpoints``); nil keeps them in memory only.
+  var checkpointsRelativePath: String? {
+    get {
+      cacheLock.lock()
+      defer { cacheLock.unlock() }
+      return checkpointsName
+    }
+    set {
+      cacheLock.lock()
+      checkpointsName = newValue
+      cacheLock.unlock()
+    }
+  }
+
+  private func checkpointsFile(for indexPath: String) -> String? {
+    checkpointsRelativePath.map { (indexPath as NSString).deletingLastPathComponent + "/" + $0 }
+  }
 
   /// Why loading did not give a usable snapshot.
   enum LoadFailure: Error {
@@ -90,7 +110,7 @@ class IndexFileStore: @unchecked Sendable {
     cacheLock.unlock()
     if let cached, cached.path == path, cached.loaded.identity == identity { return .success(cached.loaded) }
 
-    switch readFromDisk(fd, size: Int(info.st_size), path: path) {
+    switch readFromDisk(fd, size: Int(info.st_size), path: path, identity: identity) {
     case .failure(let failure):
       return .failure(failure)
     case .success(let snapshot):
@@ -100,8 +120,10 @@ class IndexFileStore: @unchecked Sendable {
     }
   }
 
-  /// Reads `size` bytes from `fd` (the open index at `path`) and verifies their checksum.
-  func readFromDisk(_ fd: Int32, size: Int, path: String) -> Result<IndexFile.Snapshot, LoadFailure> {
+  /// Reads `size` bytes from `fd` (the open index at `path`, whose stat identity is `identity`) and verifies their
+  /// checksum, unless the states kept for that very version (``IndexCheckpoints``) vouch for them.
+  func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Result<IndexFile.Snapshot, LoadFailure>
+  {
     var bytes = [UInt8](repeating: 0, count: size)
     var done = 0
     let failed = bytes.withUnsafeMutableBytes { buffer -> Bool in
@@ -114,8 +136,18 @@ class IndexFileStore: @unchecked Sendable {
       return false
     }
     if failed { return .failure(.io(Self.posixError("read(\(path))"))) }
-    guard let snapshot = IndexFile.verify(bytes) else { return .failure(.corrupt) }
+    let file = checkpointsFile(for: path)
+    if let file, let states = IndexCheckpoints.load(file, identity: identity, bytes: bytes) {
+      return .success(IndexFile.Snapshot(bytes: bytes, checkpoints: states))
+    }
+    guard let snapshot = verify(bytes) else { return .failure(.corrupt) }
+    if let file { IndexCheckpoints.save(file, identity: identity, bytes: bytes, states: snapshot.checkpoints) }
     return .success(snapshot)
+  }
+
+  /// `bytes` as a snapshot when their checksum is right (``IndexFile/verify(_:)``).
+  func verify(_ bytes: [UInt8]) -> IndexFile.Snapshot? {
+    IndexFile.verify(bytes)
   }
 
   /// Whether the index at `path` has conflict entries; nil when the file is missing, corrupt or unusual, and
@@ -193,6 +225,9 @@ class IndexFileStore: @unchecked Sendable {
     if fstat(fd, &info) == 0 {
       remember(
         path, Loaded(snapshot: IndexFile.Snapshot(bytes: bytes, checkpoints: checkpoints), identity: .init(info)))
+      if let file = checkpointsFile(for: path) {
+        IndexCheckpoints.save(file, identity: .init(info), bytes: bytes, states: checkpoints)
+      }
     } else {
       forget()
     }

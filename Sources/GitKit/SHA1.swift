@@ -19,6 +19,15 @@ struct SHA1 {
   /// A fresh state.
   init() {}
 
+  /// A state as ``words`` gave it (one kept on disk).
+  init(words: (UInt32, UInt32, UInt32, UInt32, UInt32), length: Int) {
+    (h0, h1, h2, h3, h4) = words
+    self.length = length
+  }
+
+  /// The five chaining words.
+  var words: (UInt32, UInt32, UInt32, UInt32, UInt32) { (h0, h1, h2, h3, h4) }
+
   /// Consumes `count` bytes at `base`; `count` must be a multiple of 64 so the state stays resumable.
   mutating func updateBlocks(_ base: UnsafeRawPointer, count: Int) {
     precondition(count % 64 == 0, "SHA1.updateBlocks needs whole 64-byte blocks")

@@ -9,6 +9,14 @@ final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
   private let lock = NSLock()
   private var reads = 0
   private var written = 0
+  private var verifications = 0
+
+  /// Index files whose whole checksum was computed to verify them.
+  var verified: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return verifications
+  }
 
   /// Index files read from disk and verified.
   var diskReads: Int {
@@ -31,14 +39,23 @@ final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
     return store
   }
 
-  override func readFromDisk(_ fd: Int32, size: Int, path: String) -> Result<IndexFile.Snapshot, LoadFailure> {
-    let result = super.readFromDisk(fd, size: size, path: path)
+  override func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Result<
+    IndexFile.Snapshot, LoadFailure
+  > {
+    let result = super.readFromDisk(fd, size: size, path: path, identity: identity)
     if case .success = result {
       lock.lock()
       reads += 1
       lock.unlock()
     }
     return result
+  }
+
+  override func verify(_ bytes: [UInt8]) -> IndexFile.Snapshot? {
+    lock.lock()
+    verifications += 1
+    lock.unlock()
+    return super.verify(bytes)
   }
 
   override func write(

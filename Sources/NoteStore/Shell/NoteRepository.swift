@@ -80,6 +80,7 @@ public final class NoteRepository {
   }
 
   private init(root: URL, gitDirectory: URL, git: NoteHistory?, config: RepositoryConfig) {
+    NoteHistory.keepIndexCheckpoints()
     self.root = root
     self.gitDirectory = gitDirectory
     self.openedGit = git

@@ -32,6 +32,12 @@ final class NoteHistory {
     }
   }
 
+  /// Lets GitKit keep the index file's SHA-1 states under `.git/nb/cache/` between processes, so that a process
+  /// finding the index as the last nb process left it does not hash all of it again (``Repository/indexCheckpointsPath``).
+  static func keepIndexCheckpoints() {
+    Repository.indexCheckpointsPath = "nb/cache/index-checkpoints"
+  }
+
   /// Starts loading libgit2 on another thread (``LibGit2/preload()``).
   static func preload() {
     LibGit2.preload()

@@ -1,0 +1,111 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The resumable SHA-1 states of one version of the index file, kept on disk between processes.
+///
+/// Verifying the index's trailing checksum hashes the whole file: 10 MB at 100 000 entries, a tenth of an
+/// `nb add` there, in every process, although the file is usually the one the process before wrote or verified.
+/// The states of that version are kept with the file's stat identity and trailing checksum; a process that finds
+/// the index with the same identity and the same last 20 bytes takes them instead of hashing again. git itself
+/// does not verify the checksum when it reads the index (only `git fsck` does): an index can only change without
+/// its ctime changing by damage below the file system.
+///
+/// The file: a magic line, the identity (seven little-endian 64-bit values), the index's 20-byte checksum, the
+/// interval and the count (64-bit), the states (five 32-bit words and a 64-bit length each), and the SHA-1 of all
+/// of it. A file that does not check out in every respect is ignored, and the index is verified as before.
+enum IndexCheckpoints {
+  private static let magic = Array("nb index checkpoints 1\n".utf8)
+
+  /// The states kept at `file` for the index version `identity` whose bytes are `bytes`, or nil.
+  static func load(_ file: String, identity: IndexFileStore.Identity, bytes: [UInt8]) -> [SHA1]? {
+    guard bytes.count >= 32, let data = FileManager.default.contents(atPath: file) else { return nil }
+    let stored = [UInt8](data)
+    guard stored.count > magic.count + 20, stored.starts(with: magic) else { return nil }
+    let body = stored[..<(stored.count - 20)]
+    guard body.withUnsafeBytes({ SHA1.hash($0) }).elementsEqual(stored.suffix(20)) else { return nil }
+    var reader = Reader(bytes: Array(body.dropFirst(magic.count)))
+    guard let fields = reader.int64s(7), fields == identityFields(identity),
+      let trailer = reader.bytes(20), trailer.elementsEqual(bytes.suffix(20)),
+      let interval = reader.int64s(1)?.first, interval == IndexFile.checkpointInterval,
+      let count = reader.int64s(1)?.first, count == (bytes.count - 20) / interval + 1
+    else { return nil }
+    var states: [SHA1] = []
+    states.reserveCapacity(count)
+    for index in 0..<count {
+      guard let words = reader.uint32s(5), let length = reader.int64s(1)?.first, length == index * interval else {
+        return nil
+      }
+      states.append(SHA1(words: (words[0], words[1], words[2], words[3], words[4]), length: length))
+    }
+    guard reader.isAtEnd, let last = states.last else { return nil }
+    // The last state must finish into the file's checksum: a wrong one would give the next write a bad checksum.
+    let offset = (count - 1) * interval
+    let digest = bytes.withUnsafeBytes { last.finish($0.baseAddress! + offset, count: bytes.count - 20 - offset) }
+    return digest.elementsEqual(bytes.suffix(20)) ? states : nil
+  }
+
+  /// Keeps `states` for the index version `identity` whose bytes are `bytes`, replacing the file atomically.
+  /// Failures are ignored: the next process verifies the index instead.
+  static func save(_ file: String, identity: IndexFileStore.Identity, bytes: [UInt8], states: [SHA1]) {
+    guard bytes.count >= 32 else { return }
+    var out = magic
+    for value in identityFields(identity) { append(value, to: &out) }
+    out += bytes.suffix(20)
+    append(IndexFile.checkpointInterval, to: &out)
+    append(states.count, to: &out)
+    for state in states {
+      let (a, b, c, d, e) = state.words
+      for word in [a, b, c, d, e] { withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) } }
+      append(state.length, to: &out)
+    }
+    out += out.withUnsafeBytes { SHA1.hash($0) }
+    let directory = (file as NSString).deletingLastPathComponent
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let temporary = file + ".\(getpid()).tmp"
+    guard FileManager.default.createFile(atPath: temporary, contents: Data(out)) else { return }
+    if rename(temporary, file) != 0 { unlink(temporary) }
+  }
+
+  private static func identityFields(_ identity: IndexFileStore.Identity) -> [Int] {
+    [
+      Int(truncatingIfNeeded: identity.dev), Int(truncatingIfNeeded: identity.ino), Int(identity.size),
+      identity.mtimeSeconds, identity.mtimeNanoseconds, identity.ctimeSeconds, identity.ctimeNanoseconds,
+    ]
+  }
+
+  private static func append(_ value: Int, to out: inout [UInt8]) {
+    withUnsafeBytes(of: Int64(value).littleEndian) { out.append(contentsOf: $0) }
+  }
+
+  private struct Reader {
+    let bytes: [UInt8]
+    var position = 0
+
+    var isAtEnd: Bool { position == bytes.count }
+
+    mutating func bytes(_ count: Int) -> ArraySlice<UInt8>? {
+      guard bytes.count - position >= count else { return nil }
+      defer { position += count }
+      return bytes[position..<(position + count)]
+    }
+
+    mutating func int64s(_ count: Int) -> [Int]? {
+      guard let raw = bytes(8 * count) else { return nil }
+      return (0..<count).map { index in
+        raw.dropFirst(8 * index).prefix(8).reversed().reduce(0) { $0 << 8 | Int($1) }
+      }
+    }
+
+    mutating func uint32s(_ count: Int) -> [UInt32]? {
+      guard let raw = bytes(4 * count) else { return nil }
+      return (0..<count).map { index in
+        raw.dropFirst(4 * index).prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+      }
+    }
+  }
+}
