@@ -24,13 +24,15 @@ enum IndexCheckpoints {
   /// The states kept at `file` for the index version `identity` whose bytes are `bytes`, or nil.
   static func load(_ file: String, identity: IndexFileStore.Identity, bytes: [UInt8]) -> [SHA1]? {
     guard bytes.count >= 32, let data = FileManager.default.contents(atPath: file) else { return nil }
+    // A slice: `suffix` picked as a Sequence's walks all 10 MB to copy 20 bytes.
+    let checksum = bytes[(bytes.count - 20)...]
     let stored = [UInt8](data)
     guard stored.count > magic.count + 20, stored.starts(with: magic) else { return nil }
     let body = stored[..<(stored.count - 20)]
     guard body.withUnsafeBytes({ SHA1.hash($0) }).elementsEqual(stored.suffix(20)) else { return nil }
     var reader = Reader(bytes: Array(body.dropFirst(magic.count)))
     guard let fields = reader.int64s(7), fields == identityFields(identity),
-      let trailer = reader.bytes(20), trailer.elementsEqual(bytes.suffix(20)),
+      let trailer = reader.bytes(20), trailer.elementsEqual(checksum),
       let interval = reader.int64s(1)?.first, interval == IndexFile.checkpointInterval,
       let count = reader.int64s(1)?.first, count == (bytes.count - 20) / interval + 1
     else { return nil }
@@ -46,7 +48,7 @@ enum IndexCheckpoints {
     // The last state must finish into the file's checksum: a wrong one would give the next write a bad checksum.
     let offset = (count - 1) * interval
     let digest = bytes.withUnsafeBytes { last.finish($0.baseAddress! + offset, count: bytes.count - 20 - offset) }
-    return digest.elementsEqual(bytes.suffix(20)) ? states : nil
+    return digest.elementsEqual(checksum) ? states : nil
   }
 
   /// Keeps `states` for the index version `identity` whose bytes are `bytes`, replacing the file atomically.
@@ -55,7 +57,7 @@ enum IndexCheckpoints {
     guard bytes.count >= 32 else { return }
     var out = magic
     for value in identityFields(identity) { append(value, to: &out) }
-    out += bytes.suffix(20)
+    out.append(contentsOf: bytes[(bytes.count - 20)...])
     append(IndexFile.checkpointInterval, to: &out)
     append(states.count, to: &out)
     for state in states {
