@@ -44,6 +44,8 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     try write("work/new.md", "---\ntitle: New\n---\n")
     let cache = root.appendingPathComponent(".git/nb/cache")
     try? FileManager.default.removeItem(at: cache)
+    // What an older nb kept: removed once the new summary is written.
+    try write(".git/nb/cache/summary-v1/notes", "nb-note-summary 1\tabc\t2\n")
 
     let light = try repository.status(noteWarnings: false)
     XCTAssertEqual(light.warnings, [], "no note's warning, no stray's")
@@ -55,6 +57,7 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     XCTAssertTrue(
       FileManager.default.fileExists(atPath: cache.appendingPathComponent("summary-v2").path),
       "the full status keeps the notes' summary")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: cache.appendingPathComponent("summary-v1").path))
     XCTAssertEqual(light.branch, full.branch)
     XCTAssertEqual(light.head, full.head)
     XCTAssertEqual(light.operation, full.operation)
