@@ -80,8 +80,14 @@ class IndexFileStore: @unchecked Sendable {
     }
   }
 
-  private func checkpointsFile(for indexPath: String) -> String? {
-    checkpointsRelativePath.map { (indexPath as NSString).deletingLastPathComponent + "/" + $0 }
+  /// The smallest index whose states are kept on disk: below it, hashing the file again costs less than reading
+  /// and writing another one (half a megabyte is about 5 000 entries).
+  var checkpointsMinimumSize = 512 * 1024
+
+  /// Where the states of the index at `indexPath`, of `size` bytes, are kept; nil when they are not.
+  private func checkpointsFile(for indexPath: String, size: Int) -> String? {
+    guard size >= checkpointsMinimumSize else { return nil }
+    return checkpointsRelativePath.map { (indexPath as NSString).deletingLastPathComponent + "/" + $0 }
   }
 
   /// Why loading did not give a usable snapshot.
@@ -136,7 +142,7 @@ class IndexFileStore: @unchecked Sendable {
       return false
     }
     if failed { return .failure(.io(Self.posixError("read(\(path))"))) }
-    let file = checkpointsFile(for: path)
+    let file = checkpointsFile(for: path, size: bytes.count)
     if let file, let states = IndexCheckpoints.load(file, identity: identity, bytes: bytes) {
       return .success(IndexFile.Snapshot(bytes: bytes, checkpoints: states))
     }
@@ -225,7 +231,7 @@ class IndexFileStore: @unchecked Sendable {
     if fstat(fd, &info) == 0 {
       remember(
         path, Loaded(snapshot: IndexFile.Snapshot(bytes: bytes, checkpoints: checkpoints), identity: .init(info)))
-      if let file = checkpointsFile(for: path) {
+      if let file = checkpointsFile(for: path, size: bytes.count) {
         IndexCheckpoints.save(file, identity: .init(info), bytes: bytes, states: checkpoints)
       }
     } else {

@@ -14,6 +14,8 @@ final class IndexCheckpointsTests: GitKitTestCase {
   private func newProcessStore() -> CountingIndexFileStore {
     let store = CountingIndexFileStore()
     store.checkpointsRelativePath = relative
+    // The small indexes of these tests (a few hundred kilobytes) are kept too.
+    store.checkpointsMinimumSize = 0
     return store
   }
 
@@ -58,10 +60,14 @@ final class IndexCheckpointsTests: GitKitTestCase {
     XCTAssertEqual(trusted.bytes, verified.bytes)
     XCTAssertEqual(words(trusted.checkpoints), words(verified.checkpoints))
 
-    // Without the setting nothing is read from the file.
+    // Without the setting nothing is read from the file, nor for an index below the size that pays.
     let plain = CountingIndexFileStore()
     _ = try loaded(plain)
     XCTAssertEqual(plain.verified, 1)
+    let small = newProcessStore()
+    small.checkpointsMinimumSize = verified.bytes.count + 1
+    _ = try loaded(small)
+    XCTAssertEqual(small.verified, 1)
 
     // git replaces the index: another identity, verified again, and the states follow.
     try write("n/new.md", "new\n")
