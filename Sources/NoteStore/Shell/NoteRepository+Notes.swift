@@ -74,7 +74,7 @@ extension NoteRepository {
     let path = try existingNotebookPath(notebook)
     let found = scanner.notesAndStrays(in: path, recursive: recursive)
     return found.notes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map {
-      NoteHit(note: $0, hasInk: found.inked.contains($0.path))
+      NoteHit(note: $0, hasInk: found.strays.inked.contains($0.path))
     }
   }
 

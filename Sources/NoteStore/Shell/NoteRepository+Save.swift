@@ -352,6 +352,14 @@ extension NoteRepository {
     if touched.isEmpty, let kept = store.warnings(for: head, attachmentFolders: folders) { return kept.texts }
     let kept = try noteSummary(at: head, dirty: Set(changes.map(\.path)))
     if touched.isEmpty { return kept.warnings.texts }
+    if folders,
+      touched.contains(where: { change in
+        (change.unstaged == .added || change.unstaged == .deleted)
+          && FileSystem.lstatInfo(absolute(RepoPaths.attachmentFolder(of: change.path)))?.isDirectory == true
+      })
+    {
+      return nil
+    }
     let isNoteOnDisk = { (path: String) -> Bool in FileSystem.lstatInfo(self.absolute(path))?.isRegular == true }
     var overlay: [NoteSummary.Change] = []
     for path in Set(touched.map(\.path)) {
@@ -363,14 +371,6 @@ extension NoteRepository {
       }
       let note = NoteScanner.readNote(root: root.path, path: path)
       overlay.append(NoteSummary.Change(path: path, facts: NoteSummary.Facts(id: note.id, warning: note.warning)))
-    }
-    if folders,
-      touched.contains(where: { change in
-        (change.unstaged == .added || change.unstaged == .deleted)
-          && FileSystem.lstatInfo(absolute(RepoPaths.attachmentFolder(of: change.path)))?.isDirectory == true
-      })
-    {
-      return nil
     }
     return NoteSummary.warnings(kept.warnings, in: kept.file, changing: overlay).texts
   }

@@ -39,18 +39,19 @@ final class NoteScanner {
     notesAndStrays(in: notebook, recursive: recursive).notes
   }
 
-  /// What one walk of the work tree finds besides notes: files `nb status` reports.
+  /// What one walk of the work tree finds besides the notes themselves: files `nb status` reports, and which notes
+  /// have ink.
   struct Strays {
     /// Temporary files left by nb processes killed mid-write (hidden, so listings never show them).
     var temporaryFiles: [String] = []
     /// Ink sidecars with no note of the same stem beside them.
     var orphanedInk: [String] = []
-    /// The notes an ink sidecar sits beside (given as ``notesAndStrays(in:recursive:)``'s `inked`).
+    /// The notes an ink sidecar sits beside.
     var inked: Set<String> = []
   }
 
-  /// The notes, and the stray files — found in the same walk — and the notes with an ink sidecar beside them.
-  func notesAndStrays(in notebook: String, recursive: Bool) -> (notes: [Note], strays: Strays, inked: Set<String>) {
+  /// The notes, and the stray files — found in the same walk.
+  func notesAndStrays(in notebook: String, recursive: Bool) -> (notes: [Note], strays: Strays) {
     var notes: [Note] = []
     var strays = Strays()
     var shards: [PendingShard] = []
@@ -80,7 +81,7 @@ final class NoteScanner {
     }
     strays.temporaryFiles.sort()
     strays.orphanedInk.sort()
-    return (notes.sorted { $0.path < $1.path }, strays, strays.inked)
+    return (notes.sorted { $0.path < $1.path }, strays)
   }
 
   /// A notebook's listing cache while a walk runs: the entries still valid, and the notes to read.
