@@ -100,8 +100,15 @@ class IndexFileStore: @unchecked Sendable {
     case io(GitError)
   }
 
+  /// A load's answer. Not `Result`: making `Result<Loaded, LoadFailure>` makes the runtime check that the failure is
+  /// an `Error`, by scanning every conformance record in the binary, in every process that reads the index.
+  enum Outcome<Value> {
+    case success(Value)
+    case failure(LoadFailure)
+  }
+
   /// The verified contents of the index at `path`, from the cache when the file has not changed since.
-  func load(_ path: String) -> Result<Loaded, LoadFailure> {
+  func load(_ path: String) -> Outcome<Loaded> {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     if fd < 0 {
       if errno == ENOENT { return .failure(.missing) }
@@ -128,8 +135,7 @@ class IndexFileStore: @unchecked Sendable {
 
   /// Reads `size` bytes from `fd` (the open index at `path`, whose stat identity is `identity`) and verifies their
   /// checksum, unless the states kept for that very version (``IndexCheckpoints``) vouch for them.
-  func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Result<IndexFile.Snapshot, LoadFailure>
-  {
+  func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Outcome<IndexFile.Snapshot> {
     var bytes = [UInt8](repeating: 0, count: size)
     var done = 0
     let failed = bytes.withUnsafeMutableBytes { buffer -> Bool in

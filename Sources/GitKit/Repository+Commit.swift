@@ -473,7 +473,9 @@ extension Repository {
 
   private func reflogMessage(_ message: String, initial: Bool) -> String {
     let subject = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: true).first ?? ""
-    return (initial ? "commit (initial): " : "commit: ") + subject
+    // String(subject): `String + Substring` is the generic `+`, whose first use looks a conformance up by scanning
+    // every conformance record in the binary.
+    return (initial ? "commit (initial): " : "commit: ") + String(subject)
   }
 
   private func pathExists(_ path: String) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// The words and features the inbox classifier sees in a note's text.
 ///
@@ -86,7 +87,7 @@ public enum InboxText {
         // An indented line or a list item belongs to the key above it.
         if inList { kept.append(current) }
       } else if let colon = current.firstIndex(of: ":") {
-        let key = current[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        let key = current[..<colon].trimmingWhitespaces().lowercased()
         let describes = ["title", "tags", "tag", "aliases"].contains(key)
         let value = current[current.index(after: colon)...]
         if describes { kept.append(value) }
@@ -112,7 +113,7 @@ public enum InboxText {
   }
 
   private static func isFence(_ line: Substring, closing: Bool) -> Bool {
-    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    let trimmed = line.trimmingWhitespaces()
     return trimmed == "---" || (closing && trimmed == "...")
   }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TextFormat
 
 struct Search: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -24,7 +25,7 @@ struct Search: ParsableCommand {
 
   func run() throws {
     let text = try queryText(words)
-    guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+    guard !text.trimmingWhitespaces().isEmpty else {
       throw NoteStoreError.badQuery(
         QueryError(
           query: text, column: 1,

@@ -32,7 +32,7 @@ public enum DateArgument {
   /// A time a DST jump skips (02:30 on a spring-forward night) gets the offset from before the jump, so it names the
   /// instant after the jump that `LocalTime.instant` picks (03:30 summer time) rather than one an hour earlier.
   public static func parse(_ text: String, now: Date, timeZone: TimeZone) throws -> TaskDate {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = text.trimmingWhitespacesAndNewlines()
     // ISO forms first: TaskDate reads `2026-12-01`, `2026-12-01T09:00`, `2026-12-01 09:00:30+01:00`.
     if let date = TaskDate(text: trimmed) {
       switch date {

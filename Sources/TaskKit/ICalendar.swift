@@ -114,7 +114,7 @@ public enum ICalendar {
       writer.line("DESCRIPTION:" + escape(task.title.isEmpty ? "Reminder" : task.title))
       switch reminder {
       case .relative(let text, let seconds):
-        let asWritten = text == text.trimmingCharacters(in: .whitespaces) && TriggerDuration.seconds(text) == seconds
+        let asWritten = text == text.trimmingWhitespaces() && TriggerDuration.seconds(text) == seconds
         let duration = asWritten ? text : TriggerDuration.text(seconds: seconds)
         writer.line("TRIGGER;RELATED=END:" + duration)
       case .absolute(let date):
@@ -154,7 +154,7 @@ public enum ICalendar {
   /// The rule without a leading `DTSTART:…;` (TaskNotes keeps the start in the rule; iCalendar has DTSTART) or
   /// `RRULE:`; control characters would break the content line and are dropped.
   static func bareRule(_ rule: String) -> String {
-    var text = Substring(rule.trimmingCharacters(in: .whitespacesAndNewlines))
+    var text = Substring(rule.trimmingWhitespacesAndNewlines())
     if text.uppercased().hasPrefix("DTSTART") {
       if let semicolon = text.firstIndex(of: ";") {
         text = text[text.index(after: semicolon)...]
@@ -377,7 +377,7 @@ public enum ICalendar {
   }
 
   private static func rawDate(_ text: String) -> RawDate? {
-    let bytes = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+    let bytes = Array(text.trimmingWhitespaces().utf8)
     func number(_ range: Range<Int>) -> Int? {
       guard range.upperBound <= bytes.count else { return nil }
       var value = 0
@@ -434,9 +434,9 @@ public enum ICalendar {
         return
       }
       if content.name == "BEGIN" {
-        begin(content.value.trimmingCharacters(in: .whitespaces).uppercased(), at: line.number)
+        begin(content.value.trimmingWhitespaces().uppercased(), at: line.number)
       } else if content.name == "END" {
-        end(content.value.trimmingCharacters(in: .whitespaces).uppercased(), at: line.number)
+        end(content.value.trimmingWhitespaces().uppercased(), at: line.number)
       } else if skipDepth != nil {
         return
       } else if alarm != nil {
@@ -547,7 +547,7 @@ public enum ICalendar {
           task.location = unescape(line.value)
         case "STATUS":
           statusSet = true
-          switch line.value.trimmingCharacters(in: .whitespaces).uppercased() {
+          switch line.value.trimmingWhitespaces().uppercased() {
           case "NEEDS-ACTION": task.status = .open
           case "IN-PROCESS": task.status = .inProgress
           case "COMPLETED": task.status = .done
@@ -557,7 +557,7 @@ public enum ICalendar {
             task.status = .other(line.value)
           }
         case "PRIORITY":
-          switch Int(line.value.trimmingCharacters(in: .whitespaces)) {
+          switch Int(line.value.trimmingWhitespaces()) {
           case 0: task.priority = .none
           case 1: task.priority = .urgent
           case 2, 3, 4: task.priority = .high
@@ -576,10 +576,10 @@ public enum ICalendar {
         case "LAST-MODIFIED":
           task.updated = date(line, warnings: &warnings).map { $0.instant(in: utc) }
         case "RRULE":
-          let rule = line.value.trimmingCharacters(in: .whitespaces)
+          let rule = line.value.trimmingWhitespaces()
           if !rule.isEmpty { task.recurrence = rule }
         case "X-NB-RECURRENCE-ANCHOR":
-          guard let anchor = RecurrenceAnchor(rawValue: line.value.trimmingCharacters(in: .whitespaces).lowercased())
+          guard let anchor = RecurrenceAnchor(rawValue: line.value.trimmingWhitespaces().lowercased())
           else {
             warn(line, "X-NB-RECURRENCE-ANCHOR '\(excerpt(line.value))' is not SCHEDULED or COMPLETION")
             continue
@@ -587,7 +587,7 @@ public enum ICalendar {
           task.recurrenceAnchor = anchor
         case "X-NB-COMPLETE-INSTANCES":
           for item in line.value.split(separator: ",") {
-            let text = item.trimmingCharacters(in: .whitespaces)
+            let text = item.trimmingWhitespaces()
             if case .day(let day)? = rawDate(text) {
               task.completeInstances.append(day)
             } else if let day = Day(iso: text) {
@@ -597,7 +597,7 @@ public enum ICalendar {
             }
           }
         case "CATEGORIES":
-          categories += unescapedList(line.value).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+          categories += unescapedList(line.value).map { $0.trimmingWhitespaces() }.filter {
             !$0.isEmpty
           }
         case "X-NB-CONTEXTS":
@@ -613,7 +613,7 @@ public enum ICalendar {
         // Categories are tags then contexts; each context takes its copy out of the categories.
         var remaining = categories
         for context in contexts {
-          if let index = remaining.lastIndex(of: context.trimmingCharacters(in: .whitespaces)) {
+          if let index = remaining.lastIndex(of: context.trimmingWhitespaces()) {
             remaining.remove(at: index)
           }
         }
@@ -673,7 +673,7 @@ public enum ICalendar {
         guard let date = date(trigger, warnings: &warnings) else { return nil }
         return .absolute(date)
       }
-      let text = trigger.value.trimmingCharacters(in: .whitespaces)
+      let text = trigger.value.trimmingWhitespaces()
       guard let seconds = TriggerDuration.seconds(text) else {
         warnings.append("line \(trigger.number): TRIGGER '\(excerpt(trigger.value))' is not a duration")
         return nil
@@ -727,7 +727,7 @@ extension TaskDate {
 enum TriggerDuration {
   /// The signed length in seconds, or nil when `text` is not such a duration (or too long to count).
   static func seconds(_ text: String) -> Int? {
-    var scalars = Substring(text.trimmingCharacters(in: .whitespaces)).unicodeScalars[...]
+    var scalars = Substring(text.trimmingWhitespaces()).unicodeScalars[...]
     var sign = 1
     if scalars.first == "-" {
       sign = -1

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// A checklist line read as a task the way the Obsidian Tasks plugin reads it: `- [ ] Call Bob 📅 2026-12-01 ⏫`.
 ///
@@ -322,7 +323,7 @@ private struct InlineTaskScan {
           dataview: field.dataview))
     }
     pieces.append(text(cursor..<bodyEnd))
-    description = pieces.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+    description = pieces.map { $0.trimmingWhitespaces() }.filter { !$0.isEmpty }.joined(separator: " ")
     var insertion = bodyEnd
     while insertion > 0, Self.isBlank(scalars[insertion - 1]) { insertion -= 1 }
     insertionPoint = offsets[insertion]

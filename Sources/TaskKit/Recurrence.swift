@@ -124,7 +124,7 @@ public struct Recurrence: Hashable, Sendable, CustomStringConvertible {
     }
     let parts = lines.flatMap { $0.split(separator: ";") }
     for rawPart in parts {
-      var part = rawPart.trimmingCharacters(in: .whitespaces).uppercased()
+      var part = rawPart.trimmingWhitespaces().uppercased()
       if part.isEmpty { continue }
       if part.hasPrefix("RRULE:") { part.removeFirst(6) }
       if part.hasPrefix("DTSTART:") {
@@ -143,7 +143,7 @@ public struct Recurrence: Hashable, Sendable, CustomStringConvertible {
       seen.insert(key)
       guard !value.isEmpty else { throw fail("\(key) has no value") }
       let list = value.split(separator: ",", omittingEmptySubsequences: false).map {
-        $0.trimmingCharacters(in: .whitespaces)
+        $0.trimmingWhitespaces()
       }
       func integers(_ range: ClosedRange<Int>, nonZero: Bool) throws -> [Int] {
         try list.map { item in
@@ -364,8 +364,8 @@ public struct Recurrence: Hashable, Sendable, CustomStringConvertible {
   /// 15th"), optionally followed by "when done". Returns the rule and the anchor ("when done" → .completion, else
   /// nil meaning "not said").
   public static func parse(userText: String) throws -> (rule: Recurrence, anchor: RecurrenceAnchor?) {
-    var text = userText.trimmingCharacters(in: .whitespacesAndNewlines)
-    if text.hasPrefix("🔁") { text = String(text.dropFirst()).trimmingCharacters(in: .whitespaces) }
+    var text = userText.trimmingWhitespacesAndNewlines()
+    if text.hasPrefix("🔁") { text = String(text.dropFirst()).trimmingWhitespaces() }
     var anchor: RecurrenceAnchor?
     var words = text.lowercased().split(whereSeparator: { $0.isWhitespace || $0 == "," }).map(String.init)
     if words.count >= 2, words[words.count - 2] == "when", words[words.count - 1] == "done" {
@@ -376,7 +376,7 @@ public struct Recurrence: Hashable, Sendable, CustomStringConvertible {
     if upper.hasPrefix("FREQ=") || upper.hasPrefix("RRULE:") || upper.hasPrefix("DTSTART") {
       var rruleText = text
       if anchor != nil, let range = rruleText.range(of: "when done", options: [.caseInsensitive, .backwards]) {
-        rruleText = String(rruleText[..<range.lowerBound]).trimmingCharacters(in: .whitespaces)
+        rruleText = String(rruleText[..<range.lowerBound]).trimmingWhitespaces()
       }
       return (try Recurrence(rrule: rruleText), anchor)
     }

@@ -11,7 +11,7 @@ public enum TaskDate: Hashable, Sendable, CustomStringConvertible {
   /// Reads `YYYY-MM-DD`, or `YYYY-MM-DD` `T`/space `hh:mm[:ss[.fraction]]` with an optional `Z`/`±hh:mm`/`±hhmm`
   /// (a fraction is dropped); surrounding blanks allowed. Nil for anything else.
   public init?(text: some StringProtocol) {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = String(text).trimmingWhitespaces()
     if let day = Day(iso: trimmed) {
       self = .day(day)
       return

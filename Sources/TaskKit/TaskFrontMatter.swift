@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// A front matter value as the task reader needs it: text, a list, or a mapping, with the file line it starts on.
 public indirect enum FieldValue: Equatable, Sendable {
@@ -93,7 +94,7 @@ public enum TaskFrontMatter {
   /// Whether a note whose `status` holds `value` (nil: a value that is not text) is a task.
   public static func isTask(status value: String?) -> Bool {
     guard let value else { return true }
-    return !inboxStatuses.contains(value.trimmingCharacters(in: .whitespaces).lowercased())
+    return !inboxStatuses.contains(value.trimmingWhitespaces().lowercased())
   }
 
   /// Reads the task fields from `fields` (top-level key → value and its line). `title` and the note's own
@@ -110,7 +111,7 @@ public enum TaskFrontMatter {
       return nil
     }
     func text(_ keys: [String]) -> (key: String, text: String, line: Int?)? {
-      guard let entry = first(keys), let text = entry.value.text?.trimmingCharacters(in: .whitespaces),
+      guard let entry = first(keys), let text = entry.value.text?.trimmingWhitespaces(),
         !text.isEmpty
       else { return nil }
       return (entry.key, text, entry.line)
@@ -200,7 +201,7 @@ public enum TaskFrontMatter {
     } else {
       raw = value.texts
     }
-    raw = raw.map { $0.trimmingCharacters(in: .whitespaces) }
+    raw = raw.map { $0.trimmingWhitespaces() }
     return raw.filter { !$0.isEmpty }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Where a task stands. Files write `open`, `in-progress`, `done`, `cancelled` (TaskNotes' values); `todo`,
 /// `doing`, `x` and a few other spellings are read as the same. Any other value is kept as written.
@@ -12,7 +13,7 @@ public enum TaskStatus: Hashable, Sendable, CustomStringConvertible {
 
   /// Reads a front matter value, case-insensitively.
   public init(text: String) {
-    switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+    switch text.trimmingWhitespaces().lowercased() {
     case "open", "todo", "to-do", "none", "": self = .open
     case "in-progress", "in progress", "inprogress", "doing", "started", "active": self = .inProgress
     case "done", "x", "completed", "complete", "closed": self = .done
@@ -49,7 +50,7 @@ public enum TaskPriority: Hashable, Sendable, CustomStringConvertible {
 
   /// Reads a front matter value, case-insensitively (`medium` is `normal`, `highest` is `urgent`, `lowest` is `low`).
   public init(text: String) {
-    switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+    switch text.trimmingWhitespaces().lowercased() {
     case "none", "": self = .none
     case "low", "lowest": self = .low
     case "normal", "medium": self = .normal
@@ -101,7 +102,7 @@ public enum Reminder: Hashable, Sendable {
 
   /// Reads an offset (an ISO 8601 duration, `-PT1H`) or a date-time (`2026-12-01T09:00:00+01:00`); nil otherwise.
   public init?(text: String) {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespaces()
     if let duration = ISODuration(text: trimmed) {
       self = .relative(text: trimmed, seconds: duration.totalSeconds)
     } else if let date = TaskDate(text: trimmed) {

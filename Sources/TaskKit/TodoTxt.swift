@@ -105,7 +105,7 @@ public enum TodoTxt {
 
   /// A `[[Target|Alias]]` or `[[Target#Heading]]` link's target; anything else as written.
   private static func projectName(_ project: String) -> String {
-    let trimmed = project.trimmingCharacters(in: .whitespaces)
+    let trimmed = project.trimmingWhitespaces()
     guard trimmed.hasPrefix("[["), trimmed.hasSuffix("]]"), trimmed.count >= 4 else { return project }
     let inner = trimmed.dropFirst(2).dropLast(2)
     return String(inner.prefix { $0 != "|" && $0 != "#" })

@@ -39,8 +39,8 @@ final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
     return store
   }
 
-  override func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Result<
-    IndexFile.Snapshot, LoadFailure
+  override func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Outcome<
+    IndexFile.Snapshot
   > {
     let result = super.readFromDisk(fd, size: size, path: path, identity: identity)
     if case .success = result {

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// An InkML file nb cannot import: what is wrong and, when known, on which line of the XML.
 public struct InkMLError: Error, Equatable, CustomStringConvertible {
@@ -91,7 +92,7 @@ public enum InkML {
 
   /// `#rgb`, `#rrggbb`, `#rrggbbaa` or one of the sixteen basic CSS colour names.
   static func color(_ text: String) -> InkColor? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespaces()
     if trimmed.hasPrefix("#") {
       let digits = trimmed.dropFirst()
       if digits.count == 3 {

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// A brush as InkML describes it; every property optional so a brush can inherit from another (`brushRef`).
 struct InkMLBrush: Sendable {
@@ -289,7 +290,7 @@ final class InkMLReader {
 
   private func number(_ text: String?, _ what: String, line: Int) throws -> Double? {
     guard let text else { return nil }
-    guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
+    guard let value = Double(text.trimmingWhitespaces()), value.isFinite else {
       throw Failure(line: line, message: "\(what) '\(text)' is not a number")
     }
     return value

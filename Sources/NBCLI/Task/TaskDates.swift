@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NoteStore
 import TaskKit
+import TextFormat
 
 /// Date, repeat, reminder and priority arguments as the task commands read them.
 enum TaskDates {
@@ -19,7 +20,7 @@ enum TaskDates {
   /// A repeat: an RRULE or the friendly forms; the rule as written to the file and the anchor the text named.
   static func recurrence(_ text: String) throws -> (rrule: String, anchor: RecurrenceAnchor?) {
     do {
-      let text = text.trimmingCharacters(in: .whitespaces)
+      let text = text.trimmingWhitespaces()
       if text.uppercased().contains("FREQ=") { return ((try Recurrence(rrule: text)).rrule, nil) }
       let parsed = try Recurrence.parse(userText: text)
       return (parsed.rule.rrule, parsed.anchor)
@@ -31,7 +32,7 @@ enum TaskDates {
   /// A reminder: an offset from the due date (`-PT1H`, or `-1h`, `-30m`, `-2d`, `-1w` before it), else a date
   /// argument (`thu 9:00`, `2026-12-01T08:00`).
   static func reminder(_ text: String, in repository: NoteRepository) throws -> Reminder {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespaces()
     if let duration = ISODuration(text: trimmed) { return .relative(text: duration.text, seconds: duration.totalSeconds) }
     if let short = shortOffset(trimmed), let duration = ISODuration(text: short) {
       return .relative(text: duration.text, seconds: duration.totalSeconds)
@@ -68,7 +69,7 @@ enum TaskDates {
 
   /// `7d`, `2w`, `7`: a number of days.
   static func days(_ text: String, option: String) throws -> Int {
-    let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+    let trimmed = text.trimmingWhitespaces().lowercased()
     var number = trimmed
     var factor = 1
     if trimmed.hasSuffix("d") {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TextFormat
 
 struct TaskDone: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -34,7 +35,7 @@ struct TaskDone: ParsableCommand {
 extension SubtaskSelector {
   /// A number selects by position, anything else by text.
   init(_ argument: String) {
-    if let number = Int(argument.trimmingCharacters(in: .whitespaces)) {
+    if let number = Int(argument.trimmingWhitespaces()) {
       self = .number(number)
     } else {
       self = .text(argument)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NoteStore
 import TaskKit
+import TextFormat
 
 struct TaskExport: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -33,8 +34,8 @@ struct TaskExport: ParsableCommand {
         // The details a calendar shows: the body without its checklist, which nb owns as subtasks.
         let body = (try? notes.body(of: entry.note)) ?? ""
         let details = body.split(separator: "\n", omittingEmptySubsequences: false)
-          .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("- [") }
-          .joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+          .filter { !$0.trimmingWhitespaces().hasPrefix("- [") }
+          .joined(separator: "\n").trimmingWhitespacesAndNewlines()
         item.details = details.isEmpty ? nil : details
       }
       items.append(item)

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Commit messages nb writes: a short subject saying what happened, then one `Nb-Note-Id:` trailer per note
 /// touched (at most ``maxNoteIDTrailers``), so `git log --grep "Nb-Note-Id: <id>"` finds a note's history with
@@ -26,7 +27,7 @@ enum CommitMessage {
     var message = "nb: " + subject + "\n"
     // A trailer value is one line: a device name with line breaks would end the block early.
     let device = device.map { $0.split(whereSeparator: \.isNewline).joined(separator: " ") }
-      .map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+      .map { $0.trimmingWhitespaces() }.flatMap { $0.isEmpty ? nil : $0 }
     if device != nil || !ids.isEmpty { message += "\n" }
     if let device { message += "\(deviceTrailer): \(device)\n" }
     if !ids.isEmpty {
@@ -41,11 +42,11 @@ enum CommitMessage {
   /// The device an `Nb-Device:` trailer names, read from the message's last paragraph (where git keeps trailers,
   /// so a line in the body of a foreign commit that merely looks like one is not taken); nil when there is none.
   static func device(in message: String) -> String? {
-    let paragraphs = message.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "\n\n")
+    let paragraphs = message.trimmingWhitespacesAndNewlines().components(separatedBy: "\n\n")
     guard paragraphs.count > 1, let trailers = paragraphs.last else { return nil }
     let prefix = deviceTrailer + ":"
     let value = trailers.split(separator: "\n").last { $0.hasPrefix(prefix) }
-      .map { $0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces) }
+      .map { $0.dropFirst(prefix.count).trimmingWhitespaces() }
     return value.flatMap { $0.isEmpty ? nil : $0 }
   }
 
@@ -53,7 +54,7 @@ enum CommitMessage {
   static func noteIDs(in message: String) -> [String] {
     let prefix = noteIDTrailer + ": "
     return message.split(separator: "\n").compactMap { line in
-      line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) : nil
+      line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)).trimmingWhitespaces() : nil
     }
   }
 

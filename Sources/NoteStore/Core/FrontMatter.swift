@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 import Yams
 
 /// Why a note's front matter cannot be read or edited.
@@ -232,7 +233,7 @@ enum FrontMatter {
   /// A key's scalar text, trimmed; nil when absent, null, a collection or blank.
   private static func text(_ key: String, in values: [String: Node]) -> String? {
     guard let node = values[key], let string = scalarString(node) else { return nil }
-    let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = string.trimmingWhitespacesAndNewlines()
     return trimmed.isEmpty ? nil : trimmed
   }
 

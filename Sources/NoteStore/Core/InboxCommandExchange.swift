@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// What nb and the device's own inbox command (`inbox: {command: ...}` in `$XDG_CONFIG_HOME/nb/config.yaml`) say to
 /// each other, and how its answers are kept under `.git/nb/inbox/command-answers`. Pure functions over values; the
@@ -108,7 +109,7 @@ enum InboxCommandExchange {
     let text = String(decoding: output, as: UTF8.self)
     guard
       let first = text.split(whereSeparator: \.isNewline)
-        .first(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        .first(where: { !$0.trimmingWhitespaces().isEmpty })
     else { return .unreadable("printed no notebook") }
     // Trailing white space goes, tabs too; a leading tab stays: it separates a confidence from no notebook.
     var line = Substring(first)
@@ -116,8 +117,8 @@ enum InboxCommandExchange {
     while line.first == " " { line.removeFirst() }
     let whole = String(line)
     guard let tab = line.lastIndex(of: "\t") else { return .answer(Answer(notebook: whole, confidence: nil)) }
-    let notebook = line[..<tab].trimmingCharacters(in: .whitespaces)
-    let number = line[line.index(after: tab)...].trimmingCharacters(in: .whitespaces)
+    let notebook = line[..<tab].trimmingWhitespaces()
+    let number = line[line.index(after: tab)...].trimmingWhitespaces()
     guard let confidence = Double(number), (0...1).contains(confidence) else {
       return .unreadable("printed '\(shortened(whole))': '\(shortened(number))' is not a confidence from 0 to 1")
     }

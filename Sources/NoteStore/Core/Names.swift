@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Which kind of user-given name failed validation; it decides how an error message refers to the text.
 enum NameKind: String, Sendable, Equatable {
@@ -197,7 +198,7 @@ enum Names {
 
   /// The first control character: general category Cc (C0, DEL, C1 including U+0085) plus the Unicode line and
   /// paragraph separators, which editors and terminals treat as line breaks.
-  /// `text` without the spaces and tabs at either end: what `trimmingCharacters(in: .whitespaces)` gives (Unicode's
+  /// `text` without the spaces and tabs at either end: what `trimmingWhitespaces()` gives (Unicode's
   /// space separators, U+0009 and, in Foundation's set, the zero-width space U+200B; scalar by scalar), without
   /// Foundation's character sets, whose first use costs half a millisecond of every `nb add`.
   static func trimmingWhitespace(_ text: String) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// What nb reads from a note's front matter (and from its body when front matter lacks it).
 ///
@@ -49,9 +50,9 @@ struct NoteMetadata: Equatable, Sendable {
         pieces = [Substring(entry)]
       }
       for piece in pieces {
-        var tag = piece.trimmingCharacters(in: .whitespacesAndNewlines)
+        var tag = piece.trimmingWhitespacesAndNewlines()
         if tag.hasPrefix("#") { tag.removeFirst() }
-        tag = tag.trimmingCharacters(in: .whitespacesAndNewlines)
+        tag = tag.trimmingWhitespacesAndNewlines()
         if tag.isEmpty || seen.contains(tag) { continue }
         seen.insert(tag)
         result.append(tag)
@@ -65,7 +66,7 @@ struct NoteMetadata: Equatable, Sendable {
     var seen = Set<String>()
     var result: [String] = []
     for entry in raw {
-      let trimmed = entry.trimmingCharacters(in: .whitespacesAndNewlines)
+      let trimmed = entry.trimmingWhitespacesAndNewlines()
       if trimmed.isEmpty || seen.contains(trimmed) { continue }
       seen.insert(trimmed)
       result.append(trimmed)

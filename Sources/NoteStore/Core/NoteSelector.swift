@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Resolves what a person typed as a NOTE argument to one note, by the documented precedence:
 /// a repository path (with or without `.md`), then an id or an id prefix of at least 4 characters,
@@ -20,7 +21,7 @@ enum NoteSelector {
 
   /// Resolves `selector` among `notes`.
   static func resolve(_ selector: String, in notes: [Note]) -> Resolution {
-    let trimmed = selector.trimmingCharacters(in: .whitespaces)
+    let trimmed = selector.trimmingWhitespaces()
     guard !trimmed.isEmpty else { return .none }
 
     var pathForm = trimmed

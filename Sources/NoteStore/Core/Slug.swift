@@ -23,8 +23,13 @@ enum Slug {
   /// A combining mark is kept only after a kept character: a mark that followed a replaced character would
   /// otherwise end up attached to a `-` or start the name on its own.
   static func make(_ title: String) -> String {
-    // Lower-casing can decompose (e.g. "İ" → "i" + U+0307), so normalise after it as well as before.
-    let lowered = title.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
+    // Lower-casing can decompose (e.g. "İ" → "i" + U+0307), so normalise after it as well as before. ASCII is its
+    // own normal form, and Foundation's normalisation bridges through NSString and UTF-16 (two generic conformances
+    // the runtime finds by scanning every conformance record in the binary, at every `nb add`).
+    let lowered =
+      title.utf8.allSatisfy { $0 < 0x80 }
+      ? title.lowercased()
+      : title.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
 
     var scalars = String.UnicodeScalarView()
     var pendingSeparator = false

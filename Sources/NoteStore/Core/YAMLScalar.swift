@@ -54,20 +54,30 @@ enum YAMLScalar {
     "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~",
   ]
 
-  private static let indicators: Set<Unicode.Scalar> = [
-    "-", "?", ":", ",", "[", "]", "{", "}", "#", "&", "*", "!", "|", ">", "'", "\"", "%", "@", "`",
-  ]
+  // Switches, not sets of scalars: a `Set<Unicode.Scalar>` makes the runtime scan every conformance record in the
+  // binary for `Unicode.Scalar: Hashable`, a tenth of a millisecond of every `nb add`.
+  private static func isIndicator(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar {
+    case "-", "?", ":", ",", "[", "]", "{", "}", "#", "&", "*", "!", "|", ">", "'", "\"", "%", "@", "`": return true
+    default: return false
+    }
+  }
 
-  private static let flowIndicators: Set<Unicode.Scalar> = [",", "[", "]", "{", "}"]
+  private static func isFlowIndicator(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar {
+    case ",", "[", "]", "{", "}": return true
+    default: return false
+    }
+  }
 
   static func isPlainSafe(_ string: String, inFlow: Bool) -> Bool {
     let scalars = Array(string.unicodeScalars)
     guard let first = scalars.first, let last = scalars.last else { return false }
-    if indicators.contains(first) || isBlank(first) || isBlank(last) || last == ":" { return false }
+    if isIndicator(first) || isBlank(first) || isBlank(last) || last == ":" { return false }
     if reservedWords.contains(string.lowercased()) || string.hasPrefix("...") { return false }
     for (index, scalar) in scalars.enumerated() {
       if !isPrintableInPlain(scalar) { return false }
-      if inFlow && flowIndicators.contains(scalar) { return false }
+      if inFlow && isFlowIndicator(scalar) { return false }
       let next = index + 1 < scalars.count ? scalars[index + 1] : nil
       if scalar == ":", let next, isBlank(next) { return false }
       if scalar == "#", index > 0, isBlank(scalars[index - 1]) { return false }
@@ -77,14 +87,17 @@ enum YAMLScalar {
     // than str (null, bool, int, float, timestamp, merge `<<`, value `=`: each of their patterns begins with a sign,
     // a digit, `.`, `<`, `=` or `~`, or is a reserved word). The resolver compiles every rule's regular expression on
     // first use, a millisecond of `nb add`, so a title or id that cannot be anything but a string never asks it.
-    guard resolverOpeners.contains(first) else { return true }
+    guard isResolverOpener(first) else { return true }
     // The resolver of the library nb itself reads with has the final word on what stays a string.
     return Resolver.default.resolveTag(of: Node(string)) == .str
   }
 
-  private static let resolverOpeners: Set<Unicode.Scalar> = [
-    "+", "-", ".", "<", "=", "~", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
-  ]
+  private static func isResolverOpener(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar {
+    case "+", "-", ".", "<", "=", "~", "0"..."9": return true
+    default: return false
+    }
+  }
 
   /// Number-like text (`1.5`, `+3`, `.5`, `0o17`, `1_000`) is quoted even where one resolver or another would keep
   /// it a string: other tools reading the note may use a different schema.

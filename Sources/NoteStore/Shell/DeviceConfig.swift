@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 import Yams
 
 /// `$XDG_CONFIG_HOME/nb/config.yaml`: settings of this device alone, never synced and never read from the
@@ -88,7 +89,7 @@ public struct DeviceConfig: Equatable, Sendable {
     let arguments: [String]
     let display: String
     if let scalar = commandNode.scalar {
-      let line = scalar.string.trimmingCharacters(in: .whitespacesAndNewlines)
+      let line = scalar.string.trimmingWhitespacesAndNewlines()
       guard !line.isEmpty else {
         return (DeviceConfig(), problems + ["\(at(commandNode)): 'inbox.command' is empty; \(ignored)"])
       }
@@ -137,7 +138,7 @@ public struct DeviceConfig: Equatable, Sendable {
 
   /// A positive number of seconds: `5`, `2.5`, `5s` or `500ms`; nil otherwise.
   static func seconds(_ text: String) -> TimeInterval? {
-    var number = text.trimmingCharacters(in: .whitespaces).lowercased()
+    var number = text.trimmingWhitespaces().lowercased()
     var scale = 1.0
     if number.hasSuffix("ms") {
       number.removeLast(2)
@@ -145,7 +146,7 @@ public struct DeviceConfig: Equatable, Sendable {
     } else if number.hasSuffix("s") {
       number.removeLast()
     }
-    guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
+    guard let value = Double(number.trimmingWhitespaces()), value.isFinite, value > 0 else {
       return nil
     }
     return value * scale

@@ -1,5 +1,6 @@
 import Foundation
 import InboxKit
+import TextFormat
 
 #if canImport(Glibc)
   import Glibc
@@ -208,8 +209,8 @@ extension NoteRepository {
   /// `": <the last non-empty line of errors>"`, or nothing when it printed none.
   static func lastLine(_ errors: Data) -> String {
     let lines = String(decoding: errors, as: UTF8.self).split(whereSeparator: \.isNewline)
-    guard let last = lines.last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return "" }
-    return ": " + InboxCommandExchange.shortened(last.trimmingCharacters(in: .whitespaces))
+    guard let last = lines.last(where: { !$0.trimmingWhitespaces().isEmpty }) else { return "" }
+    return ": " + InboxCommandExchange.shortened(last.trimmingWhitespaces())
   }
 
   /// `5 s`, `0.5 s`, `12.3 s`.

@@ -1,6 +1,7 @@
 import Foundation
 import InboxKit
 import TaskKit
+import TextFormat
 
 /// The inbox: items captured in one command into the default notebook (`status: pending`, `captured:`), then filed
 /// into the notebook they belong in (`status: filed`, `filed:`), each filing recorded in `.nb/inbox/decisions.jsonl`.
@@ -16,7 +17,7 @@ extension NoteRepository {
   /// path (nothing is fetched). Empty text and text holding NUL bytes are refused.
   @discardableResult
   public func capture(_ text: String, title: String? = nil, tags: [String] = []) throws -> Note {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = text.trimmingWhitespacesAndNewlines()
     guard !trimmed.isEmpty else {
       throw NoteStoreError.invalidArgument("nothing to capture: give the text as an argument or on standard input")
     }
@@ -36,7 +37,7 @@ extension NoteRepository {
   /// The title a capture gets from its text: a URL's host and path, else the first line cut at a word.
   static func captureTitle(_ text: String) -> String {
     let first = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
-    var line = first.trimmingCharacters(in: .whitespaces)
+    var line = first.trimmingWhitespaces()
     if !line.contains(" "), let url = URL(string: line), let host = url.host, url.scheme?.hasPrefix("http") == true {
       // A title holds no "/": the path's parts follow the host as words.
       line = ([host] + url.path.split(separator: "/").map(String.init)).joined(separator: " ")
@@ -44,7 +45,7 @@ extension NoteRepository {
     guard line.count > captureTitleLimit else { return line }
     let cut = line.prefix(captureTitleLimit)
     let atWord = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
-    return atWord.trimmingCharacters(in: .whitespaces) + "…"
+    return atWord.trimmingWhitespaces() + "…"
   }
 
   /// Items waiting to be filed (`status: pending`), newest capture first: those anywhere that a commit made, and

@@ -1,5 +1,6 @@
 import Foundation
 import LinkKit
+import TextFormat
 
 /// One link of a note, from the index, with what it reaches among the repository's files now.
 public struct IndexedLink: Equatable, Sendable {
@@ -105,7 +106,7 @@ extension NoteRepository {
   /// dot-directory) when it is one — with or without `.md` for a note, relative to the root or absolute inside it —
   /// else a NOTE selector (``resolve(_:)``: an id, a title, a file name). A path reads no note.
   public func linkTarget(_ selector: String) throws -> String {
-    var relative = selector.trimmingCharacters(in: .whitespaces)
+    var relative = selector.trimmingWhitespaces()
     if relative.hasPrefix("/") {
       let real = FileSystem.realPath(relative) ?? relative
       guard real.hasPrefix(realRoot + "/") else { throw NoteStoreError.outsideRepository(path: selector) }

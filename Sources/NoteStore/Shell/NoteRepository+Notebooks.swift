@@ -106,7 +106,7 @@ extension NoteRepository {
 
   /// An existing notebook's path, validated (`""` is the root).
   func existingNotebookPath(_ path: String) throws -> String {
-    let trimmed = path.trimmingCharacters(in: .whitespaces)
+    let trimmed = path.trimmingWhitespaces()
     if trimmed.isEmpty || trimmed == "." || trimmed == "/" { return "" }
     let validated = try nameCall { try Names.validateNotebookPath(trimmed) }
     try checkInside(validated)

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// What a new note is made from.
 public struct NoteDraft: Sendable {
@@ -86,7 +87,7 @@ extension NoteRepository {
   /// Resolves a NOTE argument: a path (with or without `.md`), an id or id prefix (≥ 4 characters), or a title or
   /// file stem matching exactly one note.
   public func resolve(_ selector: String) throws -> Note {
-    let trimmed = selector.trimmingCharacters(in: .whitespaces)
+    let trimmed = selector.trimmingWhitespaces()
     var pathForm = trimmed
     if pathForm.hasPrefix("/") {
       // An absolute path (from shell completion or a file manager) is fine when it points inside the repository.
@@ -515,7 +516,7 @@ extension NoteRepository {
   static func normalizedTags(_ tags: [String]) throws -> [String] {
     var result: [String] = []
     for raw in tags {
-      var tag = raw.trimmingCharacters(in: .whitespaces)
+      var tag = raw.trimmingWhitespaces()
       while tag.hasPrefix("#") { tag.removeFirst() }
       if tag.isEmpty { continue }
       if tag.contains(where: { $0 == "," || $0.isWhitespace || $0.isNewline || $0 == "[" || $0 == "]" }) {

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 extension NoteRepository {
   /// The searches pinned on this device (`nb serve`'s home page lists them), in the order they were pinned. They
@@ -13,7 +14,7 @@ extension NoteRepository {
   /// Pins `query` last (it stays where it is when pinned already).
   /// - Throws: ``NoteStoreError/invalidArgument(_:)`` for an empty query or one on several lines.
   public func pinSearch(_ query: String) throws {
-    let query = query.trimmingCharacters(in: .whitespaces)
+    let query = query.trimmingWhitespaces()
     guard !query.isEmpty, !query.contains(where: \.isNewline) else {
       throw NoteStoreError.invalidArgument("a pinned search is one line of query text, not '\(query)'")
     }
@@ -25,7 +26,7 @@ extension NoteRepository {
   /// Removes `query` from the pinned searches; nothing happens when it is not pinned.
   public func unpinSearch(_ query: String) throws {
     let pins = pinnedSearches
-    let query = query.trimmingCharacters(in: .whitespaces)
+    let query = query.trimmingWhitespaces()
     guard pins.contains(query) else { return }
     try writePins(pins.filter { $0 != query })
   }

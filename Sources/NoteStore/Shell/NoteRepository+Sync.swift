@@ -286,7 +286,7 @@ extension NoteRepository {
   /// When the last sync finished on this device, if ever.
   public var lastSync: Date? {
     guard let data = try? FileSystem.read(syncStatePath), let text = String(data: data, encoding: .utf8),
-      let seconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+      let seconds = Double(text.trimmingWhitespacesAndNewlines())
     else { return nil }
     return Date(timeIntervalSince1970: seconds)
   }

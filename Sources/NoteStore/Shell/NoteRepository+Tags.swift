@@ -76,7 +76,7 @@ extension NoteRepository {
   }
 
   static func tagKey(_ tag: String) -> String {
-    var tag = tag.trimmingCharacters(in: .whitespaces)
+    var tag = tag.trimmingWhitespaces()
     while tag.hasPrefix("#") { tag.removeFirst() }
     return tag.lowercased()
   }

@@ -1,5 +1,6 @@
 import Foundation
 import TaskKit
+import TextFormat
 
 /// Tasks: notes whose front matter has `status:` and the checklist lines of every other note. See ``TaskQuery``.
 extension NoteRepository {
@@ -79,7 +80,7 @@ extension NoteRepository {
   /// Resolves a TASK argument: `path:line` for an inline task; a note (path, id, title) that is a task or holds
   /// exactly one; else words of a task's title, matching exactly one task (open ones first).
   public func resolveTask(_ selector: String) throws -> TaskEntry {
-    let trimmed = selector.trimmingCharacters(in: .whitespaces)
+    let trimmed = selector.trimmingWhitespaces()
     guard !trimmed.isEmpty else { throw NoteStoreError.invalidArgument("the task is empty; give a path, an id or words of its title") }
     if let colon = trimmed.lastIndex(of: ":"), let line = Int(trimmed[trimmed.index(after: colon)...]),
       !trimmed[..<colon].isEmpty

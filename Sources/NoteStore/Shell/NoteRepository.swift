@@ -1,5 +1,6 @@
 import Foundation
 import InboxKit
+import TextFormat
 
 /// A note repository: a git work tree of notebooks (directories) and notes (Markdown files with YAML front matter).
 ///
@@ -101,13 +102,13 @@ public final class NoteRepository {
       let line = String(data: data, encoding: .utf8)?.split(whereSeparator: \.isNewline).first,
       line.hasPrefix("gitdir:")
     else { return nil }
-    let target = line.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespaces)
+    let target = line.dropFirst("gitdir:".count).trimmingWhitespaces()
     return URL(fileURLWithPath: target, relativeTo: root).standardizedFileURL
   }
 
   /// `NB_DEVICE` when set, else the host name.
   public static func defaultDevice(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    if let name = environment["NB_DEVICE"]?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
+    if let name = environment["NB_DEVICE"]?.trimmingWhitespacesAndNewlines(), !name.isEmpty {
       return name
     }
     return ProcessInfo.processInfo.hostName
@@ -445,7 +446,11 @@ struct Transaction {
 
   /// Atomically writes `text`, creating parent directories, remembering the old content for rollback.
   mutating func write(_ path: String, _ text: String) throws {
-    try write(path, Data(text.utf8))
+    // Not `Data(text.utf8)`: that asks the runtime whether `String.UTF8View` is `ContiguousBytes`, and the answer
+    // (no) costs a scan of every conformance record in the binary, once per process, in every `nb add`.
+    var text = text
+    let data = text.withUTF8 { bytes in bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data() }
+    try write(path, data)
   }
 
   mutating func write(_ path: String, _ data: Data) throws {

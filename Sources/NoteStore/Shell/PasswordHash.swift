@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// A password kept as PBKDF2-HMAC-SHA256 (RFC 8018) of a random salt: what `nb serve --listen` checks a sign-in
 /// against, never the password itself.
@@ -36,7 +37,7 @@ public struct PasswordHash: Equatable, Sendable {
   /// A record as ``record`` writes it (`pbkdf2-sha256$ITERATIONS$SALT$KEY`, salt and key in base64); nil for
   /// anything else.
   public init?(record: String) {
-    let parts = record.trimmingCharacters(in: .whitespacesAndNewlines).split(
+    let parts = record.trimmingWhitespacesAndNewlines().split(
       separator: "$", omittingEmptySubsequences: false)
     guard parts.count == 4, parts[0] == "pbkdf2-sha256", let iterations = Int(parts[1]), iterations > 0,
       let salt = Data(base64Encoded: String(parts[2])), let key = Data(base64Encoded: String(parts[3])), key.count == 32

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 import Yams
 
 /// `.nb/config.yaml`: committed settings shared by every device.
@@ -136,7 +137,7 @@ public struct RepositoryConfig: Equatable, Sendable {
     config.format = 1
     if let mapping = node?.mapping {
       if let format = mapping["format"]?.scalar?.string {
-        guard let number = Int(format.trimmingCharacters(in: .whitespaces)),
+        guard let number = Int(format.trimmingWhitespaces()),
           RepositoryFormat.supported.contains(number)
         else { throw NoteStoreError.unsupportedFormat(path: path, found: format) }
         config.format = number
@@ -165,7 +166,7 @@ public struct RepositoryConfig: Equatable, Sendable {
         }
       }
       if let days = mapping["backup_days"]?.scalar?.string {
-        if let value = Int(days.trimmingCharacters(in: .whitespaces)), value >= 0 {
+        if let value = Int(days.trimmingWhitespaces()), value >= 0 {
           config.backupDays = value
         } else {
           config.backupDays = 0

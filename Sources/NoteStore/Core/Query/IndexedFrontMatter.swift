@@ -1,5 +1,6 @@
 import Foundation
 import TaskKit
+import TextFormat
 import Yams
 
 /// One front matter value the index keeps beside the fields `Note` has: a key nb gives no meaning (`due`,
@@ -17,8 +18,8 @@ struct FrontMatterField: Equatable, Sendable {
   init(key: String, text: String) {
     self.key = key
     self.text = text
-    self.number = Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
-    self.instant = Timestamp(rfc3339: text.trimmingCharacters(in: .whitespaces))?.date
+    self.number = Double(text.trimmingWhitespaces()).flatMap { $0.isFinite ? $0 : nil }
+    self.instant = Timestamp(rfc3339: text.trimmingWhitespaces())?.date
   }
 }
 

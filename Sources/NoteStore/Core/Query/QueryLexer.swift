@@ -1,3 +1,5 @@
+import TextFormat
+
 /// One piece of query text and where it sits (1-based column and length in `Character`s), so errors can point at it.
 struct QueryToken: Equatable, Sendable {
   enum Kind: Equatable, Sendable {
@@ -46,7 +48,7 @@ struct QueryLexer {
     for token in (try? tokens(text)) ?? [] {
       guard case .filter(let key, let written, _, _) = token.kind,
         let known = QueryFilterKey(rawValue: key.lowercased()), links.contains(known),
-        written.trimmingCharacters(in: .whitespaces) == value
+        written.trimmingWhitespaces() == value
       else { continue }
       return (token.column, token.length)
     }

@@ -1,3 +1,5 @@
+import TextFormat
+
 /// Turns a word or a `key:value` token into its ``QueryExpression``.
 enum QueryTerms {
   private static func error(column: Int, length: Int, _ message: String) -> QueryError {
@@ -91,7 +93,7 @@ enum QueryTerms {
       default: throw valueError("unknown value '\(value)' for \(key):; use is:conflict, is:orphan or is:dead-end")
       }
     case .linksTo, .linkedBy, .related, .mentions:
-      let selector = value.trimmingCharacters(in: .whitespaces)
+      let selector = value.trimmingWhitespaces()
       switch known {
       case .linksTo: return .filter(.linksTo(selector))
       case .linkedBy: return .filter(.linkedBy(selector))

@@ -2,6 +2,7 @@ import CSQLiteShim
 import Foundation
 import GRDB
 import LinkKit
+import TextFormat
 
 /// One link of a note as the index stores it: as written, never resolved (what a link reaches depends on every
 /// other path in the repository, which changes without the note changing).
@@ -114,7 +115,7 @@ extension NoteIndex {
     while trimmedEnd > trimmedStart, isBlank(bytes[trimmedEnd - 1]) { trimmedEnd -= 1 }
     var line = String(decoding: UnsafeBufferPointer(rebasing: bytes[trimmedStart..<trimmedEnd]), as: UTF8.self)
     if trimmedEnd > trimmedStart, bytes[trimmedStart] >= 0x80 || bytes[trimmedEnd - 1] >= 0x80 {
-      line = line.trimmingCharacters(in: .whitespaces)
+      line = line.trimmingWhitespaces()
     }
     return (cutBefore ? "…" : "") + line + (cutAfter ? "…" : "")
   }

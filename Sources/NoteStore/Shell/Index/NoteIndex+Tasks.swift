@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TaskKit
+import TextFormat
 
 /// The index's task rows: one per task note (line 0) and one per checklist line of every other note, typed so that
 /// the task views (today, overdue, a project by priority) are answered by SQL over an index, never by a scan.
@@ -23,7 +24,7 @@ extension NoteIndex {
 
   /// A project as a filter compares it: `[[Work/Launch|Launch]]` and `work/launch` are the same.
   static func projectKey(_ text: String) -> String {
-    var value = text.trimmingCharacters(in: .whitespaces)
+    var value = text.trimmingWhitespaces()
     if value.hasPrefix("[["), value.hasSuffix("]]") {
       value = String(value.dropFirst(2).dropLast(2))
       if let bar = value.firstIndex(of: "|") { value = String(value[..<bar]) }
@@ -33,7 +34,7 @@ extension NoteIndex {
   }
 
   static func contextKey(_ text: String) -> String {
-    var value = text.trimmingCharacters(in: .whitespaces)
+    var value = text.trimmingWhitespaces()
     if value.hasPrefix("@") { value.removeFirst() }
     return fold(value)
   }
@@ -163,7 +164,7 @@ extension NoteIndex {
       conditions.append("instr(t.keys, ?) > 0")
       arguments.append(Self.separator + "c:" + Self.contextKey(context) + Self.separator)
     }
-    if let search = query.search?.trimmingCharacters(in: .whitespaces), !search.isEmpty {
+    if let search = query.search?.trimmingWhitespaces(), !search.isEmpty {
       let phrase = CompiledQuery.ftsExpression(TextMatch(kind: .phrase, text: search))
       if let phrase {
         conditions.append(

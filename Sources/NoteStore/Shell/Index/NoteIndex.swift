@@ -256,7 +256,12 @@ final class NoteIndex {
     let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
     if tables == 0 { return (false, nil, "the index is missing") }
     let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-    guard version == schemaVersion, try db.tableExists("meta") else {
+    // A query of sqlite_master, not GRDB's `tableExists`: that loads the schema through record types and sets, four
+    // generic conformances the runtime finds by scanning every conformance record in the binary, in every command
+    // that opens the index.
+    guard version == schemaVersion,
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == 1
+    else {
       return (false, nil, "the index was made by another version of nb")
     }
     guard try meta(db, "complete") == "1" else { return (false, nil, "the last build of the index did not finish") }
