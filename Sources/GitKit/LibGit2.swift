@@ -70,7 +70,13 @@ public enum LibGit2 {
 
   /// Starts loading and initialising libgit2 on another thread, for a caller sure to need it soon that has other
   /// work to do first: loading it takes about 4 ms, and the first call then waits only for what is left of that.
+  /// Only the first call starts a thread; later ones find libgit2 loaded or loading.
   public static func preload() {
+    preloadStart.lock()
+    let started = preloadStarted
+    preloadStarted = true
+    preloadStart.unlock()
+    if started { return }
     preloading.enter()
     Thread.detachNewThread {
       initialize()
@@ -86,6 +92,8 @@ public enum LibGit2 {
   }
 
   private static let preloading = DispatchGroup()
+  private static let preloadStart = NSLock()
+  nonisolated(unsafe) private static var preloadStarted = false
 
   /// Runs `body` with libgit2's check that every object a new tree or commit names exists switched off, for a
   /// caller that knows they do. The setting is the process's: a count under a lock switches it back on only when
