@@ -23,15 +23,6 @@ extension Unicode.Scalar {
   }
 }
 
-extension String.UnicodeScalarView {
-  fileprivate func trimmed(_ trims: (Unicode.Scalar) -> Bool) -> String {
-    guard let first = firstIndex(where: { !trims($0) }), let last = lastIndex(where: { !trims($0) }) else {
-      return ""
-    }
-    return String(self[first...last])
-  }
-}
-
 extension Substring.UnicodeScalarView {
   fileprivate func trimmed(_ trims: (Unicode.Scalar) -> Bool) -> String {
     guard let first = firstIndex(where: { !trims($0) }), let last = lastIndex(where: { !trims($0) }) else {
@@ -45,13 +36,13 @@ extension String {
   /// The string without the whitespace (``Swift/Unicode/Scalar/isFoundationWhitespace``) at either end: what
   /// `trimmingCharacters(in: .whitespaces)` gives.
   package func trimmingWhitespaces() -> String {
-    unicodeScalars.trimmed { $0.isFoundationWhitespace }
+    self[...].trimmingWhitespaces()
   }
 
   /// The string without whitespace or line breaks at either end: what
   /// `trimmingCharacters(in: .whitespacesAndNewlines)` gives.
   package func trimmingWhitespacesAndNewlines() -> String {
-    unicodeScalars.trimmed { $0.isFoundationWhitespaceOrNewline }
+    self[...].trimmingWhitespacesAndNewlines()
   }
 }
 

@@ -324,14 +324,6 @@ public final class NoteRepository {
     return try body()
   }
 
-  /// HEAD's commit id, read from git's files when they tell, else through libgit2: a change records it in its
-  /// journal before writing anything, and reading it without libgit2 lets a load started by
-  /// ``prepareGit()`` go on beside the writes instead of being waited for there.
-  func headIDFromFilesOrGit() throws -> String? {
-    if let known = NoteHistory.headCommitFromFiles(gitDirectory: gitDirectory) { return known }
-    return try git.headID()
-  }
-
   /// Runs `body` under the repository lock, then commits what it recorded in one commit. If anything fails, every
   /// file the transaction touched is put back as it was.
   @discardableResult
@@ -434,8 +426,10 @@ struct Transaction {
   @discardableResult
   private mutating func log(_ entries: [(JournalRecord, Data?)]) throws -> [Int?] {
     if let journal { return try journal.append(entries) }
+    // HEAD from git's files (``headCommit()``), not libgit2: a load ``prepareGit()`` started goes on beside the
+    // writes instead of being waited for here.
     let started = try Journal(
-      directory: repository.journalDirectory, head: try repository.headIDFromFilesOrGit(), first: entries)
+      directory: repository.journalDirectory, head: try repository.headCommit(), first: entries)
     journal = started
     return started.firstPriorOffsets
   }

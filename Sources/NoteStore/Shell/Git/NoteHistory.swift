@@ -275,12 +275,6 @@ final class NoteHistory {
     GitFiles(gitDirectory: gitDirectory).headCommit()??.hex
   }
 
-  /// HEAD's commit id as git's files tell it (`.some(nil)`: no commit yet), or nil when they cannot tell (a reference
-  /// format or a state GitFiles does not read).
-  static func headCommitFromFiles(gitDirectory: URL) -> String?? {
-    GitFiles(gitDirectory: gitDirectory).headCommit().map { $0?.hex }
-  }
-
   /// The id of the last commit; nil in a repository without commits.
   func headID() throws -> String? {
     try mapped { try git.headCommitID()?.hex }
