@@ -52,8 +52,8 @@ let package = Package(
     // append-only decision log two devices merge. Pure functions over values; Foundation only.
     .target(name: "InboxKit", dependencies: ["TextFormat"]),
     // Links between notes as Obsidian reads them: scanning, resolving, rewriting after a rename or move. Pure
-    // functions over values; Foundation only.
-    .target(name: "LinkKit"),
+    // functions over values; Foundation and TextFormat only.
+    .target(name: "LinkKit", dependencies: ["TextFormat"]),
     // Kernel file notifications for `nb watch`: inotify on Linux, polling elsewhere. Foundation and the C library only.
     .target(name: "FileWatch"),
     .target(

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormat
 
 /// Finds the links in a note's text, in one pass over its UTF-8 bytes, following Obsidian's reading of them.
 ///
@@ -74,9 +75,9 @@ public enum LinkScanner {
         inList = false
         let text = Bytes.string(bytes, content)
         guard let colon = text.firstIndex(of: ":") else { continue }
-        let key = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let key = text[..<colon].trimmingWhitespaces()
         guard key == "aliases" || key == "alias" else { continue }
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingWhitespaces()
         if value.isEmpty {
           inList = true
         } else if value.hasPrefix("[") {
@@ -668,7 +669,7 @@ enum YAMLScalar {
   /// A scalar without its quotes (`"a \"b\""` -> `a "b"`, `'it''s'` -> `it's`), or a plain one without a trailing
   /// comment.
   static func unquoted(_ text: String) -> String {
-    let value = text.trimmingCharacters(in: .whitespaces)
+    let value = text.trimmingWhitespaces()
     if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
       var result = ""
       var escaped = false
@@ -687,13 +688,13 @@ enum YAMLScalar {
     if value.count >= 2, value.hasPrefix("'"), value.hasSuffix("'") {
       return value.dropFirst().dropLast().replacingOccurrences(of: "''", with: "'")
     }
-    if let comment = value.range(of: " #") { return value[..<comment.lowerBound].trimmingCharacters(in: .whitespaces) }
+    if let comment = value.range(of: " #") { return value[..<comment.lowerBound].trimmingWhitespaces() }
     return value
   }
 
   /// `[a, "b, c", 'd']` -> `["a", "b, c", "d"]`.
   static func flowList(_ text: String) -> [String] {
-    var inner = Substring(text.trimmingCharacters(in: .whitespaces))
+    var inner = Substring(text.trimmingWhitespaces())
     if inner.hasPrefix("[") { inner = inner.dropFirst() }
     if let close = inner.lastIndex(of: "]") { inner = inner[..<close] }
     var items: [String] = []
