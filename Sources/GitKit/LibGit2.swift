@@ -72,17 +72,17 @@ public enum LibGit2 {
   /// work to do first: loading it takes about 4 ms, and the first call then waits only for what is left of that.
   /// Only the first call starts a thread; later ones find libgit2 loaded or loading.
   public static func preload() {
-    preloadStart.lock()
-    let started = preloadStarted
-    preloadStarted = true
-    preloadStart.unlock()
-    if started { return }
+    _ = preloadOnce
+  }
+
+  /// The preload's thread, started by the first use, under `swift_once` as ``initialize()`` is.
+  private static let preloadOnce: Void = {
     preloading.enter()
     Thread.detachNewThread {
       initialize()
       preloading.leave()
     }
-  }
+  }()
 
   /// Waits until a load ``preload()`` started has finished. A process that fails early (no repository, a format
   /// it cannot read) must not exit while another thread is inside the dynamic loader or libgit2's initialisation:
@@ -92,8 +92,6 @@ public enum LibGit2 {
   }
 
   private static let preloading = DispatchGroup()
-  private static let preloadStart = NSLock()
-  nonisolated(unsafe) private static var preloadStarted = false
 
   /// Runs `body` with libgit2's check that every object a new tree or commit names exists switched off, for a
   /// caller that knows they do. The setting is the process's: a count under a lock switches it back on only when
