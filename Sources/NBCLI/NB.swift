@@ -149,9 +149,9 @@ extension NB {
   /// Runs the commands typed most often without ArgumentParser, when no word on the line is an option but a leading
   /// `--dir PATH`: building its model of a command (reflection over every property, one runtime type lookup after
   /// another) costs more than showing a note or listing a notebook. Only lines that parse exactly one way qualify —
-  /// `[--dir PATH]` then `show NOTE`, `list [WORDS...]`, `status`, `save`, or `sync [--dir PATH]` — and run as their parsed
-  /// form would, with every option at its default (and `add` with its everyday options, ``Add/PlainLine``, and `edit`
-  /// without an editor, ``Edit/PlainLine``); anything else (another option, `--help`, a missing or extra
+  /// `[--dir PATH]` then `show NOTE`, `list [WORDS...]`, `status` or `save` — and run as their parsed form would,
+  /// with every option at its default (and `add` with its everyday options, ``Add/PlainLine``, `edit` without an
+  /// editor, ``Edit/PlainLine``, and `sync` with its own, ``Sync/PlainLine``); anything else (another option, `--help`, a missing or extra
   /// operand, another command) is left to ArgumentParser, and so are its messages. Returns false when the line is
   /// not one of them.
   static func runWithoutParsing(_ arguments: [String]) throws -> Bool {
@@ -167,13 +167,14 @@ extension NB {
       }
     }
     takeDirectory()
-    // `nb sync`, with at most `--dir PATH` before or after it: what a scheduler or an editor's hook runs, where
-    // the parser's cost is most of what a sync with nothing to do costs beyond the remote's round trip.
-    if rest.first == "sync" {
-      rest = rest.dropFirst()
-      if directory == nil { takeDirectory() }
-      guard rest.isEmpty else { return false }
-      try Sync.sync(directory: directory)
+    // `nb sync` with its own options: what a scheduler or an editor's hook runs, where the parser's cost is most
+    // of what a sync with nothing to do costs beyond the remote's round trip.
+    if rest.first == "sync", let line = Sync.PlainLine(rest.dropFirst()),
+      directory == nil || line.directory == nil
+    {
+      try Sync.sync(
+        remote: line.remote, dryRun: line.dryRun, force: line.force, allowUnrelated: line.allowUnrelated,
+        device: line.device, json: line.json, directory: directory ?? line.directory)
       return true
     }
     // `nb add` with its everyday options: the parser's model of the command costs more than a tenth of an add.

@@ -100,3 +100,48 @@ struct Sync: ParsableCommand {
     }
   }
 }
+
+extension Sync {
+  /// A `sync` line with only sync's own options (`--remote NAME`, `--device NAME`, `--dry-run`, `--force`,
+  /// `--allow-unrelated`, `--json`, `--dir PATH`; a value also as `--name=value`), each at most once, as a
+  /// scheduler or a hook writes it: read without ArgumentParser (``NB/runWithoutParsing(_:)``), whose model of this
+  /// command makes the runtime scan every conformance record in the binary about 40 times. Nil for anything else (a value that is empty or looks
+  /// like an option, a repeated option, another word), which the parser then reads, or refuses in its own words.
+  struct PlainLine: Equatable {
+    var remote = "origin"
+    var device: String?
+    var directory: String?
+    var dryRun = false
+    var force = false
+    var allowUnrelated = false
+    var json = false
+
+    init?(_ words: ArraySlice<String>) {
+      var words = words
+      // An array: a first `Set<String>` costs a runtime conformance lookup of its own.
+      var seen: [String] = []
+      while let word = words.popFirst() {
+        // `--name=value` or `--name value`; the parser would refuse a separate value that looks like an option.
+        let (name, attached) =
+          word.firstIndex(of: "=").map { (String(word[..<$0]), Optional(String(word[$0...].dropFirst()))) }
+          ?? (word, nil)
+        guard !seen.contains(name) else { return nil }
+        seen.append(name)
+        switch name {
+        case "--remote", "--device", "--dir":
+          guard let value = attached ?? words.popFirst(), !value.isEmpty, !value.hasPrefix("-") else { return nil }
+          switch name {
+          case "--remote": remote = value
+          case "--device": device = value
+          default: directory = value
+          }
+        case "--dry-run" where attached == nil: dryRun = true
+        case "--force" where attached == nil: force = true
+        case "--allow-unrelated" where attached == nil: allowUnrelated = true
+        case "--json" where attached == nil: json = true
+        default: return nil
+        }
+      }
+    }
+  }
+}

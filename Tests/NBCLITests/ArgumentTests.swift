@@ -119,3 +119,46 @@ extension Add.PlainLine {
     self.json = json
   }
 }
+
+extension ArgumentTests {
+  /// Every line `Sync.PlainLine` takes, ArgumentParser parses to the same options; what it leaves alone includes
+  /// every form it does not model.
+  func testThePlainSyncLineReadsAsArgumentParserReadsIt() throws {
+    let vocabulary = [
+      "--remote", "--device", "--dir", "--dry-run", "--force", "--allow-unrelated", "--json", "origin", "laptop",
+      "/n", "", "-x", "--", "--remote=up", "--device=", "--dir=/m", "--json=1", "--help", "two words", "-h",
+    ]
+    var generator = SystemRandomNumberGenerator()
+    var taken = 0
+    for _ in 0..<4_000 {
+      let words = (0..<Int.random(in: 0...7, using: &generator)).map { _ in
+        vocabulary.randomElement(using: &generator)!
+      }
+      guard let line = Sync.PlainLine(words[...]) else { continue }
+      taken += 1
+      let parsed: Sync
+      do {
+        parsed = try Sync.parse(words)
+      } catch {
+        XCTFail("ArgumentParser refused \(words) that the plain line took: \(error)")
+        continue
+      }
+      var expected = Sync.PlainLine([])!
+      expected.remote = parsed.remote
+      expected.device = parsed.device
+      expected.directory = parsed.repository.directory
+      expected.dryRun = parsed.dryRun
+      expected.force = parsed.force
+      expected.allowUnrelated = parsed.allowUnrelated
+      expected.json = parsed.output.json
+      XCTAssertEqual(line, expected, "\(words)")
+    }
+    XCTAssertGreaterThan(taken, 200)
+    for refused in [
+      ["--force", "--force"], ["--remote", "a", "--remote=b"], ["--device", "-x"], ["--device"], ["--json=1"],
+      ["extra"], ["--", "--force"], ["--remote", ""], ["--help"],
+    ] {
+      XCTAssertNil(Sync.PlainLine(refused[...]), "\(refused)")
+    }
+  }
+}

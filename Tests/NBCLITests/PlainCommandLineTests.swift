@@ -32,15 +32,17 @@ final class PlainCommandLineTests: NBCLITestCase {
     XCTAssertTrue(try nb("list", "work").stdout.contains("work/roadmap.md"))
   }
 
-  /// `nb sync` with nothing but `--dir PATH` (before or after it, or `--dir=PATH`) skips the parser too: without a
-  /// remote, publishing, up to date and with a save first, each line prints, fails and exits as the parsed form
-  /// (forced here by `--remote origin`) does; any other word on the line goes to the parser.
+  /// `nb sync` with its own options (`--dir PATH` before or after it, `--device`, `--json`, ...) skips the parser
+  /// too: without a remote, publishing, up to date and with a save first, each line prints, fails and exits as the
+  /// parsed form (forced here by a repeated `--remote`, which the parser reads as its last value) does; any other
+  /// word on the line goes to the parser.
   func testPlainSyncDoesWhatItsParsedFormDoes() throws {
     try makeRepository()
     let lines: [[String]] = [
       ["sync"], ["--dir", root.path, "sync"], ["sync", "--dir", root.path], ["--dir=\(root.path)", "sync"],
+      ["sync", "--remote=origin"], ["sync", "--device", "desk", "--remote", "origin", "--dir", root.path],
     ]
-    let parsed = ["sync", "--remote", "origin", "--dir", root.path]
+    let parsed = ["sync", "--remote", "elsewhere", "--remote", "origin", "--dir", root.path]
     for line in lines {
       XCTAssertEqual(try nb(arguments: line), try nb(arguments: parsed), "no remote: nb \(line.joined(separator: " "))")
     }

@@ -322,8 +322,10 @@ extension NoteRepository {
       let previousDevice = device
       device = options.device
       defer { device = previousDevice }
+      Phases.mark("sync: lock, checks")
       let saved = try save(options.save)
       let before = try git.headID()
+      Phases.mark("sync: save")
       // What the earlier attempts did (a merge, its conflict copies) is committed here already and must be
       // reported with the last attempt's, or a conflict found before a retry would go unmentioned.
       var earlier: SyncSummary?
@@ -337,8 +339,10 @@ extension NoteRepository {
         if summary.outcome == .upToDate || summary.outcome == .fastForwarded {
           return finish(summary, options: options, listing: listing, before: before)
         }
-        switch try git.push(options.remote, branch: branch, to: summary.remoteBranch, credentials: options.credentials)
-        {
+        let pushed = try git.push(
+          options.remote, branch: branch, to: summary.remoteBranch, credentials: options.credentials)
+        Phases.mark("sync: push")
+        switch pushed {
         case .pushed:
           if try git.upstream(of: branch) == nil {
             try git.setUpstream(of: branch, remote: options.remote, remoteBranch: summary.remoteBranch)
@@ -383,6 +387,7 @@ extension NoteRepository {
       summary.warnings.append(warning)
     }
     summary.warnings += pruneBackups()
+    Phases.mark("sync: finish (changed paths, remote HEAD, backups)")
     try? FileSystem.makeDirectory(gitDirectory.appendingPathComponent("nb").path)
     try? AtomicFile.write(
       Data("\(Date().timeIntervalSince1970)\n".utf8), to: URL(fileURLWithPath: syncStatePath), durable: false)
@@ -448,6 +453,7 @@ extension NoteRepository {
   /// too.
   private func exchange(_ options: SyncOptions, branch: String) throws -> (SyncSummary, RemoteBranches) {
     let fetched = try git.fetch(options.remote, credentials: options.credentials)
+    Phases.mark("sync: fetch")
     let target = try remoteBranch(for: branch, remote: options.remote, listing: fetched)
     let label = "\(options.remote)/\(target)"
     var summary = SyncSummary(remoteBranch: target, dryRun: false)
@@ -537,6 +543,7 @@ extension NoteRepository {
       merged = try policy(sides)
     }
     let (ourFiles, theirFiles) = (sides.ours, sides.theirs)
+    Phases.mark("sync: merge policy")
     guard case .merged(let tree, let report) = merged else {
       if case .needsForce(let reason) = merged {
         throw NoteStoreError.syncFailed("\(reason); nothing was changed — run 'nb sync --force' if this is intended")
@@ -564,7 +571,9 @@ extension NoteRepository {
     let mergeCommit = try git.commitMerge(
       tree, ours: ourFiles, theirs: theirFiles, parents: [local, remoteTip],
       message: CommitMessage.make(subject, noteIDs: ids, device: options.device), date: clock())
+    Phases.mark("sync: backup, merge commit")
     try checkout(mergeCommit, expected: local, label: label)
+    Phases.mark("sync: checkout")
     summary.outcome = .merged
     summary.merged = report.merged.sorted()
     summary.conflicts = report.conflicts.sorted { $0.path < $1.path }
