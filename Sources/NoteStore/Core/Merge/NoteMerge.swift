@@ -136,7 +136,8 @@ struct MatterKeys {
       if case .unterminated = FMLayout.scan(text) { throw FrontMatterError.unterminated(line: 1) }
       return
     }
-    let parsed = try FMParsed.parse(block)
+    // Keys are compared as text here, so the parse need not type scalars (FMParsed.parse(_:typingScalars:)).
+    let parsed = try FMParsed.parse(block, typingScalars: false)
     guard !parsed.entries.isEmpty else { return }
     let keyLines = try FMEditor.editableKeyLines(parsed, key: "")
     for index in parsed.entries.indices {
