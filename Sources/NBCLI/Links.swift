@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TextFormat
 
 struct Links: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -24,7 +25,7 @@ struct Links: ParsableCommand {
     for link in links {
       let number = String(link.line)
       var line = Style.dim(String(repeating: " ", count: width - number.count) + number) + "  "
-      line += link.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0) + "  " + Style.bold(link.written)
+      line += link.kind.rawValue.paddedWithSpaces(toLength: 8) + "  " + Style.bold(link.written)
       switch link.resolution {
       case .unresolved:
         line += "  " + Style.yellow("unresolved")

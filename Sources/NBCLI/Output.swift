@@ -1,5 +1,6 @@
 import Foundation
 import NoteStore
+import TextFormat
 
 #if canImport(Glibc)
   import Glibc
@@ -205,7 +206,7 @@ func hashtags(_ tags: [String]) -> String {
 
 /// A summary as `show` and `ink info` print it: one "key  value" row a line, the keys dimmed in one column.
 func printRows(_ rows: [(String, String)]) {
-  for (key, value) in rows { print(Style.dim(key.padding(toLength: 8, withPad: " ", startingAt: 0)) + " " + value) }
+  for (key, value) in rows { print(Style.dim(key.paddedWithSpaces(toLength: 8)) + " " + value) }
 }
 
 /// Reads standard input when it is not a terminal (piped content); nil on a terminal. Bytes that are not UTF-8 are

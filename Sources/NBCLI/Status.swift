@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NoteStore
+import TextFormat
 
 struct Status: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -89,7 +90,7 @@ struct Status: ParsableCommand {
       print("Not committed yet (run 'nb save'):")
       for change in status.changes {
         print(
-          "  \(change.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))\(change.path)"
+          "  \(change.kind.rawValue.paddedWithSpaces(toLength: 9))\(change.path)"
             + (change.staged ? Style.dim(" (staged)") : ""))
       }
     }

@@ -91,7 +91,7 @@ struct Sync: ParsableCommand {
       case .warning: print(Style.yellow("\(line.label) ") + line.text)
       case .conflict: print(Style.yellow("  conflict  ") + line.text)
       case .merged, .kept, .relinked:
-        print("  " + line.label.padding(toLength: 10, withPad: " ", startingAt: 0) + line.text)
+        print("  " + line.label.paddedWithSpaces(toLength: 10) + line.text)
       }
       // After the last conflict, before the links and warnings.
       if index == lastConflict {

@@ -2,7 +2,7 @@ import Foundation
 import TextFormat
 import XCTest
 
-/// TextFormat's trimming and UUID text replace Foundation's on the hot paths; Foundation is the oracle.
+/// TextFormat's trimming, padding and UUID text replace Foundation's on the hot paths; Foundation is the oracle.
 final class TextFormatTests: XCTestCase {
   func testUUIDTextIsFoundationsInLowerCase() {
     var generator = SystemRandomNumberGenerator()
@@ -53,6 +53,21 @@ final class TextFormatTests: XCTestCase {
       XCTAssertEqual(
         cut.trimmingWhitespacesAndNewlines(), cut.trimmingCharacters(in: .whitespacesAndNewlines),
         cut.debugDescription)
+    }
+  }
+
+  func testPaddedStringsEqualFoundations() {
+    // Lengths around each string's own, and pieces of one, two and four UTF-16 units (a cut may split a pair).
+    let pieces = ["a", " ", "é", "e\u{301}", "日", "👍🏽", "-", "\t", ""]
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<5_000 {
+      let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+        pieces.randomElement(using: &generator)!
+      }.joined()
+      let length = max(0, text.utf16.count + Int.random(in: -3...3, using: &generator))
+      XCTAssertEqual(
+        text.paddedWithSpaces(toLength: length), text.padding(toLength: length, withPad: " ", startingAt: 0),
+        "\(text.debugDescription) to \(length)")
     }
   }
 }

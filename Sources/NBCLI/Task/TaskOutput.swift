@@ -1,6 +1,7 @@
 import Foundation
 import NoteStore
 import TaskKit
+import TextFormat
 
 /// The JSON shape of a task in every task listing (documented in README.md); every key always present.
 struct TaskJSON: Encodable {
@@ -85,7 +86,7 @@ func taskLine(_ entry: TaskEntry) -> String {
   }
   var due = task.due.map { $0.hasTime ? String($0.text.prefix(16)).replacingOccurrences(of: "T", with: " ") : $0.text }
     ?? ""
-  due = due.padding(toLength: 16, withPad: " ", startingAt: 0)
+  due = due.paddedWithSpaces(toLength: 16)
   var parts = [task.status.isClosed ? Style.dim(box) : box]
   parts.append(entry.isOverdue ? Style.yellow(due) : Style.dim(due))
   let marks: String
