@@ -50,9 +50,17 @@ struct RepositoryOptions: ParsableArguments {
     repository.notice = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     // This device's own settings (the inbox command), read only by the commands that need them.
     repository.deviceConfigFile = DeviceConfig.location(environment: environment)
+    openUntilExit.append(repository)
     return repository
   }
 }
+
+/// Every repository a command opens, held until the process exits, so that its objects are never torn down: the
+/// exit needs none of that work, and it is a few milliseconds of a command that used the index (the database
+/// queue's teardown alone makes Foundation set up its notification center, only to unregister from it). Nothing is
+/// lost by not closing: locks and journals are released where they are taken, and the index's connection leaves
+/// its log for the next process on close anyway (NoteIndex skips the checkpoint).
+nonisolated(unsafe) private var openUntilExit: [NoteRepository] = []
 
 /// The values of `names` that are set, read with getenv (an empty value is kept: it is set).
 func processEnvironment(_ names: [String]) -> [String: String] {
