@@ -318,7 +318,7 @@ final class IndexFileTests: GitKitTestCase {
     let repo = try makeRepository()
     let store = CountingIndexFileStore.attached(to: repo)
     let writes = store.writes
-    for path in ["sub/.git/config", "sub/.GIT/x", "sub/git~1/x"] {
+    for path in ["sub/.git/config", "sub/.GIT/x", "sub/git~1/x", "sub/.git./x", "sub/GIT~1 ./x"] {
       try write(path, "x\n")
       XCTAssertThrowsError(try repo.commit(paths: [path], message: "bad"), path)
     }
