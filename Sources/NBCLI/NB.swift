@@ -159,22 +159,19 @@ extension NB {
   /// another) costs more than showing a note or listing a notebook. Only lines that parse exactly one way qualify —
   /// `[--dir PATH]` then `show NOTE`, `list [WORDS...]`, `status` or `save` — and run as their parsed form would,
   /// with every option at its default (and `add` with its everyday options, ``Add/PlainLine``, `edit` without an
-  /// editor, ``Edit/PlainLine``, and `sync` with its own, ``Sync/PlainLine``); anything else (another option, `--help`, a missing or extra
-  /// operand, another command) is left to ArgumentParser, and so are its messages. Returns false when the line is
-  /// not one of them.
+  /// editor, ``Edit/PlainLine``, and `sync` with its own, ``Sync/PlainLine``); anything else (another option,
+  /// `--help`, a missing or extra operand, another command) is left to ArgumentParser, and so are its messages.
+  /// Returns false when the line is not one of them.
   static func runWithoutParsing(_ arguments: [String]) throws -> Bool {
     var rest = arguments[...]
     var directory: String?
-    func takeDirectory() {
-      if rest.count >= 2, rest.first == "--dir", let value = rest.dropFirst().first, !value.hasPrefix("-") {
-        directory = value
-        rest = rest.dropFirst(2)
-      } else if let first = rest.first, first.hasPrefix("--dir="), first.count > "--dir=".count {
-        directory = String(first.dropFirst("--dir=".count))
-        rest = rest.dropFirst()
-      }
+    if rest.count >= 2, rest.first == "--dir", let value = rest.dropFirst().first, !value.hasPrefix("-") {
+      directory = value
+      rest = rest.dropFirst(2)
+    } else if let first = rest.first, first.hasPrefix("--dir="), first.count > "--dir=".count {
+      directory = String(first.dropFirst("--dir=".count))
+      rest = rest.dropFirst()
     }
-    takeDirectory()
     // `nb sync` with its own options: what a scheduler or an editor's hook runs, where the parser's cost is most
     // of what a sync with nothing to do costs beyond the remote's round trip.
     if rest.first == "sync", let line = Sync.PlainLine(rest.dropFirst()),

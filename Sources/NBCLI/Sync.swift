@@ -105,8 +105,9 @@ extension Sync {
   /// A `sync` line with only sync's own options (`--remote NAME`, `--device NAME`, `--dry-run`, `--force`,
   /// `--allow-unrelated`, `--json`, `--dir PATH`; a value also as `--name=value`), each at most once, as a
   /// scheduler or a hook writes it: read without ArgumentParser (``NB/runWithoutParsing(_:)``), whose model of this
-  /// command makes the runtime scan every conformance record in the binary about 40 times. Nil for anything else (a value that is empty or looks
-  /// like an option, a repeated option, another word), which the parser then reads, or refuses in its own words.
+  /// command makes the runtime scan every conformance record in the binary about 40 times. Nil for anything else
+  /// (a value that is empty or looks like an option, a repeated option, another word), which the parser then reads,
+  /// or refuses in its own words.
   struct PlainLine: Equatable {
     var remote = "origin"
     var device: String?

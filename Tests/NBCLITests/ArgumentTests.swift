@@ -25,28 +25,15 @@ final class ArgumentTests: XCTestCase {
       "--notebook", "-n", "--tags", "-t", "--content", "-c", "--json", "Title", "work/x", "a,b", "-x", "--",
       "--notebook=w", "--template", "note", "-", "", "two words", "--var", "k=v", "-nwork", "--dir",
     ]
-    var generator = SystemRandomNumberGenerator()
-    var taken = 0
-    for _ in 0..<4_000 {
-      let words = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
-        vocabulary.randomElement(using: &generator)!
-      }
-      guard let line = Add.PlainLine(words[...]) else { continue }
-      taken += 1
-      let parsed: Add
-      do {
-        parsed = try Add.parse(words)
-      } catch {
-        XCTFail("ArgumentParser refused \(words) that the plain line took: \(error)")
-        continue
-      }
+    let taken = compareWithParser(
+      words: { randomWords(vocabulary, upTo: 6) }, plain: Add.PlainLine.init, parse: { try Add.parse($0) }
+    ) { line, parsed, words in
       XCTAssertEqual(
-        line,
-        Add.PlainLine(fields: parsed.title, parsed.notebook, parsed.tags, parsed.content, parsed.output.json),
-        "\(words)")
-      XCTAssertNil(parsed.template, "\(words)")
-      XCTAssertEqual(parsed.variables, [], "\(words)")
-      XCTAssertNil(parsed.repository.directory, "\(words)")
+        line, Add.PlainLine(fields: parsed.title, parsed.notebook, parsed.tags, parsed.content, parsed.output.json),
+        words)
+      XCTAssertNil(parsed.template, words)
+      XCTAssertEqual(parsed.variables, [], words)
+      XCTAssertNil(parsed.repository.directory, words)
     }
     XCTAssertGreaterThan(taken, 200)
     for refused in [["--notebook=w"], ["-nwork"], ["--", "Title"], ["-n", "-x"], ["Title", "Other"], ["-n", "a", "-n", "b"], ["-c", "--", "Title"]] {
@@ -64,40 +51,33 @@ extension ArgumentTests {
       "--append=x", "-", "--dir", "--json", "--help", "line\nbreak",
     ]
     var generator = SystemRandomNumberGenerator()
-    var taken = 0
     let options = ["--content", "--append", "--title", "--tags"]
-    for round in 0..<4_000 {
-      var words: [String]
-      if round % 2 == 0 {
-        words = (0..<Int.random(in: 0...7, using: &generator)).map { _ in vocabulary.randomElement(using: &generator)! }
-      } else {
-        // A line shaped like a real one (a NOTE among option-value pairs), sometimes with a stray word put in.
-        let values = ["roadmap", "work/x.md", "a,b", "two words", "", "line\nbreak", "-", "-x", "--"]
-        var groups = [[values.randomElement(using: &generator)!]]
-        for option in options.shuffled(using: &generator).prefix(Int.random(in: 1...4, using: &generator)) {
-          groups.append([option, values.randomElement(using: &generator)!])
-        }
-        words = groups.shuffled(using: &generator).flatMap { $0 }
-        if Int.random(in: 0..<4, using: &generator) == 0 {
-          words.insert(vocabulary.randomElement(using: &generator)!, at: Int.random(in: 0...words.count, using: &generator))
-        }
+    var round = 0
+    func words() -> [String] {
+      round += 1
+      if round % 2 == 0 { return randomWords(vocabulary, upTo: 7) }
+      // A line shaped like a real one (a NOTE among option-value pairs), sometimes with a stray word put in.
+      let values = ["roadmap", "work/x.md", "a,b", "two words", "", "line\nbreak", "-", "-x", "--"]
+      var groups = [[values.randomElement(using: &generator)!]]
+      for option in options.shuffled(using: &generator).prefix(Int.random(in: 1...4, using: &generator)) {
+        groups.append([option, values.randomElement(using: &generator)!])
       }
-      guard let line = Edit.PlainLine(words[...]) else { continue }
-      taken += 1
-      let parsed: Edit
-      do {
-        parsed = try Edit.parse(words)
-      } catch {
-        XCTFail("ArgumentParser refused \(words) that the plain line took: \(error)")
-        continue
+      var words = groups.shuffled(using: &generator).flatMap { $0 }
+      if Int.random(in: 0..<4, using: &generator) == 0 {
+        let stray = vocabulary.randomElement(using: &generator)!
+        words.insert(stray, at: Int.random(in: 0...words.count, using: &generator))
       }
+      return words
+    }
+    let taken = compareWithParser(words: words, plain: Edit.PlainLine.init, parse: { try Edit.parse($0) }) {
+      line, parsed, words in
       XCTAssertEqual(
         line,
         Edit.PlainLine(
           fields: parsed.note.note, content: parsed.content, append: parsed.append, title: parsed.title,
           tags: parsed.tags),
-        "\(words)")
-      XCTAssertNil(parsed.repository.directory, "\(words)")
+        words)
+      XCTAssertNil(parsed.repository.directory, words)
     }
     XCTAssertGreaterThan(taken, 200)
     for refused in [
@@ -128,21 +108,9 @@ extension ArgumentTests {
       "--remote", "--device", "--dir", "--dry-run", "--force", "--allow-unrelated", "--json", "origin", "laptop",
       "/n", "", "-x", "--", "--remote=up", "--device=", "--dir=/m", "--json=1", "--help", "two words", "-h",
     ]
-    var generator = SystemRandomNumberGenerator()
-    var taken = 0
-    for _ in 0..<4_000 {
-      let words = (0..<Int.random(in: 0...7, using: &generator)).map { _ in
-        vocabulary.randomElement(using: &generator)!
-      }
-      guard let line = Sync.PlainLine(words[...]) else { continue }
-      taken += 1
-      let parsed: Sync
-      do {
-        parsed = try Sync.parse(words)
-      } catch {
-        XCTFail("ArgumentParser refused \(words) that the plain line took: \(error)")
-        continue
-      }
+    let taken = compareWithParser(
+      words: { randomWords(vocabulary, upTo: 7) }, plain: Sync.PlainLine.init, parse: { try Sync.parse($0) }
+    ) { line, parsed, words in
       var expected = Sync.PlainLine([])!
       expected.remote = parsed.remote
       expected.device = parsed.device
@@ -151,7 +119,7 @@ extension ArgumentTests {
       expected.force = parsed.force
       expected.allowUnrelated = parsed.allowUnrelated
       expected.json = parsed.output.json
-      XCTAssertEqual(line, expected, "\(words)")
+      XCTAssertEqual(line, expected, words)
     }
     XCTAssertGreaterThan(taken, 200)
     for refused in [
@@ -160,5 +128,32 @@ extension ArgumentTests {
     ] {
       XCTAssertNil(Sync.PlainLine(refused[...]), "\(refused)")
     }
+  }
+}
+
+extension ArgumentTests {
+  /// Up to `count` words drawn from `vocabulary`.
+  func randomWords(_ vocabulary: [String], upTo count: Int) -> [String] {
+    (0..<Int.random(in: 0...count)).map { _ in vocabulary.randomElement()! }
+  }
+
+  /// 4 000 lines from `words`: each one the plain reader takes, ArgumentParser (the oracle, `parse`) must take too,
+  /// and `check` compares the two readings (its last argument names the line). Returns how many were taken.
+  func compareWithParser<Line, Command>(
+    words: () -> [String], plain: (ArraySlice<String>) -> Line?, parse: ([String]) throws -> Command,
+    check: (Line, Command, String) -> Void
+  ) -> Int {
+    var taken = 0
+    for _ in 0..<4_000 {
+      let line = words()
+      guard let read = plain(line[...]) else { continue }
+      taken += 1
+      do {
+        check(read, try parse(line), "\(line)")
+      } catch {
+        XCTFail("ArgumentParser refused \(line) that the plain line took: \(error)")
+      }
+    }
+    return taken
   }
 }
