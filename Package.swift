@@ -33,10 +33,11 @@ let package = Package(
     // dlopen on the first call, so that a command that never touches git never loads it (LazyLibGit2.c); nothing
     // links it. GitKit is the only product module importing it.
     .target(name: "CLibGit2", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-    .target(name: "GitKit", dependencies: ["CLibGit2"]),
+    .target(name: "GitKit", dependencies: ["CLibGit2", "TextFormat"]),
     // One variadic SQLite call Swift cannot make (the system sqlite3.h, which GRDB links); used by the index.
     .target(name: "CSQLiteShim"),
-    // Text both file formats share (RFC 3339 instants, UUID text, counted nouns); `package` access, not a product.
+    // Text both file formats share (RFC 3339 instants, UUID text, counted nouns), and trimming and padding without
+    // NSString for the hot paths (GitKit too); `package` access, not a product.
     .target(name: "TextFormat"),
     // libxml2's streaming reader for the InkML import, loaded with dlopen on first use (LazyLibXML2.c says why).
     .target(name: "CLibXML2", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),

@@ -1,5 +1,6 @@
 import CLibGit2
 import Foundation
+import TextFormat
 
 #if canImport(Glibc)
   import Glibc
@@ -667,13 +668,10 @@ private final class PatchingIndexWriter: IndexWriter {
     let suspicious = paths.contains { path in
       path.utf8.contains(0)
         || path.split(separator: "/").contains { component in
-          // Trimmed by Unicode scalar, as Foundation's trimmingCharacters(in:) would, without its NSString bridge
-          // (whose first use makes the runtime scan every conformance record in the binary).
-          let name = component.lowercased().unicodeScalars
-          let kept = { (scalar: Unicode.Scalar) in scalar != " " && scalar != "." }
-          guard let first = name.firstIndex(where: kept), let last = name.lastIndex(where: kept) else { return false }
-          let trimmed = String(name[first...last])
-          return trimmed == "git" || trimmed == "git~1"
+          // Trimmed in Swift: Foundation's trimmingCharacters(in:) bridges to NSString, whose first use makes the
+          // runtime scan every conformance record in the binary.
+          let name = component.lowercased()[...].trimmingScalars { $0 == " " || $0 == "." }
+          return name == "git" || name == "git~1"
         }
     }
     guard repository.configFlag("core.filemode") && repository.configFlag("core.symlinks"), !suspicious else {

@@ -23,14 +23,6 @@ extension Unicode.Scalar {
   }
 }
 
-extension Substring.UnicodeScalarView {
-  fileprivate func trimmed(_ trims: (Unicode.Scalar) -> Bool) -> String {
-    guard let first = firstIndex(where: { !trims($0) }), let last = lastIndex(where: { !trims($0) }) else {
-      return ""
-    }
-    return String(self[first...last])
-  }
-}
 
 extension String {
   /// The string without the whitespace (``Swift/Unicode/Scalar/isFoundationWhitespace``) at either end: what
@@ -50,12 +42,21 @@ extension Substring {
   /// The substring without the whitespace at either end, as a string: what `trimmingCharacters(in: .whitespaces)`
   /// gives.
   package func trimmingWhitespaces() -> String {
-    unicodeScalars.trimmed { $0.isFoundationWhitespace }
+    trimmingScalars { $0.isFoundationWhitespace }
   }
 
   /// The substring without whitespace or line breaks at either end, as a string: what
   /// `trimmingCharacters(in: .whitespacesAndNewlines)` gives.
   package func trimmingWhitespacesAndNewlines() -> String {
-    unicodeScalars.trimmed { $0.isFoundationWhitespaceOrNewline }
+    trimmingScalars { $0.isFoundationWhitespaceOrNewline }
+  }
+
+  /// The substring without the Unicode scalars `trims` names at either end, as a string: what
+  /// `trimmingCharacters(in:)` gives for a character set holding exactly those scalars.
+  package func trimmingScalars(_ trims: (Unicode.Scalar) -> Bool) -> String {
+    guard let first = unicodeScalars.firstIndex(where: { !trims($0) }),
+      let last = unicodeScalars.lastIndex(where: { !trims($0) })
+    else { return "" }
+    return String(unicodeScalars[first...last])
   }
 }
