@@ -5,6 +5,23 @@ import XCTest
 @testable import NoteStore
 
 final class NoteRepositoryConcurrencyTests: NoteRepositoryTestCase {
+  /// `Concurrently` (how sync walks the work tree while it fetches): the value is computed on another thread,
+  /// while the caller goes on, and every wait returns it.
+  func testConcurrentlyComputesOnAnotherThreadWhileTheCallerGoesOn() {
+    let started = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let value = Concurrently { () -> String in
+      started.signal()
+      // Waits for the caller, still running, to let it go: computed on the calling thread it would time out.
+      guard release.wait(timeout: .now() + 5) == .success else { return "computed before the caller went on" }
+      return Thread.isMainThread ? "main thread" : "another thread"
+    }
+    XCTAssertEqual(started.wait(timeout: .now() + 10), .success, "the computation never started")
+    release.signal()
+    XCTAssertEqual(value.wait(), "another thread")
+    XCTAssertEqual(value.wait(), "another thread", "a second wait returns the same value at once")
+  }
+
   /// Two threads, each with its own instance (as two processes would have), add notes at the same time: the
   /// repository lock serialises them, so every note gets its own commit and none is lost.
   func testTwoWritersLoseNothing() throws {

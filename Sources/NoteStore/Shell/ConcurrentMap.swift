@@ -22,3 +22,38 @@ extension Array {
     return results.map { $0! }
   }
 }
+
+/// A value computed on another thread while the caller goes on with other work; ``wait()`` returns it once done.
+/// On a single core it costs only the thread's start.
+final class Concurrently<Value>: @unchecked Sendable {
+  private let done = DispatchSemaphore(value: 0)
+  private let lock = NSLock()
+  private var value: Value?
+  private var finished = false
+
+  init(_ compute: @escaping () -> Value) {
+    DispatchQueue.global(qos: .userInitiated).async {
+      let computed = compute()
+      self.lock.lock()
+      self.value = computed
+      self.lock.unlock()
+      self.done.signal()
+    }
+  }
+
+  /// The value, waiting for it the first time; later calls return it at once.
+  @discardableResult
+  func wait() -> Value {
+    lock.lock()
+    if finished, let value {
+      lock.unlock()
+      return value
+    }
+    lock.unlock()
+    done.wait()
+    lock.lock()
+    defer { lock.unlock() }
+    finished = true
+    return value!
+  }
+}

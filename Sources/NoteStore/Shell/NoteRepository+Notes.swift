@@ -209,9 +209,11 @@ extension NoteRepository {
       // A new name can make bare links elsewhere ambiguous, or take them over (a root `Plan.md` is what `[[Plan]]`
       // reaches first): those links are written longer in the same commit so they keep reaching what they reached.
       let added = notes.map(\.path)
+      Phases.mark("add: notes written")
       let plan =
         try addedNotesMayAffectLinks(added) ? try relinkPlan(moves: [:], added: added, skip: Set(added)) : RelinkPlan()
       try apply(plan, moves: [:], in: &tx)
+      Phases.mark("add: links checked")
       if let relinked {
         relinked(plan.report)
       } else {

@@ -102,9 +102,17 @@ extension NoteRepository {
   /// over: it is left for the next save and listed in ``SaveResult/changedAgain``.
   @discardableResult
   public func save(_ options: SaveOptions = SaveOptions()) throws -> SaveResult {
+    try save(options, knownClean: false)
+  }
+
+  /// ``save(_:)``; `knownClean`: the caller, holding the lock, has just found nothing to save
+  /// (``hasNothingToSave(_:)``).
+  func save(_ options: SaveOptions, knownClean: Bool) throws -> SaveResult {
     // Nothing to look at is nothing to save (an empty path list would mean the whole tree to git).
     if let only = options.only, only.isEmpty { return SaveResult(paths: [], notes: [], removed: []) }
-    if options.only == nil, hasNothingToSave(options) { return SaveResult(paths: [], notes: [], removed: []) }
+    if knownClean || (options.only == nil && hasNothingToSave(options)) {
+      return SaveResult(paths: [], notes: [], removed: [])
+    }
     return try mutate { tx in
       // First, so that what it ignores is not committed by this save.
       try addIgnoreBlock(in: &tx)
@@ -240,13 +248,18 @@ extension NoteRepository {
   /// lock, and a walk that finds nothing to commit. Then neither the lock nor libgit2 is needed (a scheduler or an
   /// editor's hook runs `nb save` far more often than there is something to save); any doubt is `false`, and the
   /// save runs as always.
-  private func hasNothingToSave(_ options: SaveOptions) -> Bool {
+  /// Whether a save of the whole work tree would find nothing: no journal to settle, nb's ignore block in place,
+  /// no git operation in progress, and a walk that finds no change. Answered from git's files without libgit2
+  /// unless the walk meets something only libgit2 can settle (an untracked file's ignore rules).
+  ///
+  /// `open`: the git this may need, when the caller's (``git``) is in use on another thread meanwhile.
+  func hasNothingToSave(_ options: SaveOptions, open: (() throws -> NoteHistory)? = nil) -> Bool {
     guard Journal.read(directory: journalDirectory).isEmpty else { return false }
     let ignore = absolute(".gitignore")
     guard let existing = FileSystem.exists(ignore) ? try? readText(".gitignore") : nil,
       Self.gitignore(adding: existing) == nil
     else { return false }
-    let answers = GitFileAnswers(root: root, gitDirectory: gitDirectory, open: { try self.git })
+    let answers = GitFileAnswers(root: root, gitDirectory: gitDirectory, open: open ?? { try self.git })
     defer { answers.saveFacts() }
     guard let state = try? answers.state(), state.operation == nil, state.warnings.isEmpty,
       let scan = try? answers.scan(onDirectory: { _, _ in })

@@ -312,6 +312,16 @@ extension NoteRepository {
   /// markers never reach a file: conflicting versions are kept whole as conflict copies.
   public func sync(_ options: SyncOptions = SyncOptions()) throws -> SyncSummary {
     try withLock {
+      // The walk for unsaved edits reads git's own files (libgit2 only for what they cannot settle, through a
+      // handle of its own), so it runs on another core while this one checks the repository and fetches: a fetch
+      // changes neither the branch nor the work tree, so it may come before the save it used to follow. Nothing is
+      // saved until both are done.
+      let walk =
+        options.dryRun || options.save.only != nil
+        ? nil
+        : Concurrently { [root] in self.hasNothingToSave(options.save, open: { try NoteHistory.open(at: root) }) }
+      // Never left running: it may be writing what it learnt (GitFacts) when a check below ends the sync.
+      defer { walk?.wait() }
       try git.assertCommittable()
       guard try git.hasRemote(options.remote) else { throw NoteStoreError.noRemote(options.remote) }
       guard let branch = try git.currentBranch else {
@@ -323,14 +333,25 @@ extension NoteRepository {
       device = options.device
       defer { device = previousDevice }
       Phases.mark("sync: lock, checks")
-      let saved = try save(options.save)
+      let fetched: RemoteBranches
+      do {
+        fetched = try git.fetch(options.remote, credentials: options.credentials)
+      } catch {
+        // Offline, or the remote refused: the edits are committed all the same, as when the save came first.
+        _ = try save(options.save, knownClean: walk?.wait() ?? false)
+        throw error
+      }
+      Phases.mark("sync: fetch")
+      let saved = try save(options.save, knownClean: walk?.wait() ?? false)
       let before = try git.headID()
       Phases.mark("sync: save")
       // What the earlier attempts did (a merge, its conflict copies) is committed here already and must be
       // reported with the last attempt's, or a conflict found before a retry would go unmentioned.
       var earlier: SyncSummary?
+      var prefetched: RemoteBranches? = fetched
       while true {
-        var (summary, listing) = try exchange(options, branch: branch)
+        var (summary, listing) = try exchange(options, branch: branch, fetched: prefetched)
+        prefetched = nil
         if let earlier { summary.absorb(earlier) }
         summary.saved = saved.notes
         if summary.attempts == 1, !options.save.leaveUnstampable {
@@ -451,9 +472,11 @@ extension NoteRepository {
 
   /// Fetch, then up to date / fast-forward / merge. Pushing is the caller's. Returns what the remote advertised
   /// too.
-  private func exchange(_ options: SyncOptions, branch: String) throws -> (SyncSummary, RemoteBranches) {
-    let fetched = try git.fetch(options.remote, credentials: options.credentials)
-    Phases.mark("sync: fetch")
+  /// `fetched`: what a fetch made just before said (the first attempt's), else this fetches.
+  private func exchange(
+    _ options: SyncOptions, branch: String, fetched prefetched: RemoteBranches?
+  ) throws -> (SyncSummary, RemoteBranches) {
+    let fetched = try prefetched ?? git.fetch(options.remote, credentials: options.credentials)
     let target = try remoteBranch(for: branch, remote: options.remote, listing: fetched)
     let label = "\(options.remote)/\(target)"
     var summary = SyncSummary(remoteBranch: target, dryRun: false)

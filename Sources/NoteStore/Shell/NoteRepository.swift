@@ -152,6 +152,7 @@ public final class NoteRepository {
       throw NoteStoreError.unsafeGitState(
         "\(root.path) has nb settings but no .git; run 'git init' there or restore .git")
     }
+    Phases.mark("open")
     return NoteRepository(root: root, gitDirectory: gitDirectory, git: nil, config: config)
   }
 
@@ -330,6 +331,7 @@ public final class NoteRepository {
   func mutate<T>(_ body: (inout Transaction) throws -> T) throws -> T {
     try withLock {
       if !NoteHistory.isCommittableByFiles(gitDirectory: gitDirectory) { try git.assertCommittable() }
+      Phases.mark("committable")
       return try transaction(body)
     }
   }
@@ -345,7 +347,9 @@ public final class NoteRepository {
     if heldLock != nil { return try body() }
     heldLock = try RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path)
     defer { heldLock = nil }
+    Phases.mark("lock")
     if let message = try recoverInterruptedTransaction() { notice?(message) }
+    Phases.mark("recovery check")
     return try body()
   }
 
@@ -462,8 +466,11 @@ struct Transaction {
     let old = try? FileSystem.read(full)
     let parent = (full as NSString).deletingLastPathComponent
     if !FileSystem.exists(parent) { try makeDirectories(parent) }
+    Phases.mark("write: read old")
     try log([Self.writeRecord(path, old: old, new: data)])
+    Phases.mark("write: journal")
     try written(path, full: full, data, old: old)
+    Phases.mark("write: file")
   }
 
   /// Writes many files, journaling them in batches of up to 4 096 files or 8 MiB of their old bytes (one flush per
