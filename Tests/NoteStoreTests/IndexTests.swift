@@ -181,6 +181,41 @@ final class IndexTests: NoteRepositoryTestCase {
     }
   }
 
+  /// `nb add` opens the index on another thread while it writes and flushes the note (`openInBackground`): the
+  /// connection opened there answers every query after it, one never queried is waited for and kept, and a file
+  /// that does not look whole is left to the usual rebuild, notice and all.
+  func testIndexOpenedInBackgroundAnswersAndADamagedOneIsStillRebuilt() throws {
+    try write("a.md", "apple\n")
+    try commitAll()
+    XCTAssertEqual(try found(word("apple")), ["a.md"])
+
+    var quiet: [String] = []
+    let adding = try openAnother()
+    adding.notice = { quiet.append($0) }
+    let note = try adding.createNote(NoteDraft(title: "Banana", content: "banana"))
+    XCTAssertEqual(try found(word("banana"), in: adding), [note.path])
+    XCTAssertEqual(try found(word("apple"), in: adding), ["a.md"])
+
+    let idle = try openAnother()
+    idle.notice = { quiet.append($0) }
+    idle.index.openInBackground()
+    idle.index.finishOpeningInBackground()
+    XCTAssertEqual(try found(word("banana"), in: idle), [note.path])
+    XCTAssertEqual(quiet, [], "the index file was opened as it is: nothing to rebuild, nothing to say")
+
+    let size = FileSystem.lstatInfo(indexPath)!.size
+    try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(to: URL(fileURLWithPath: indexPath))
+    for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: indexPath + suffix) }
+    let damaged = try openAnother()
+    var seen: [String] = []
+    damaged.notice = { seen.append($0) }
+    let cherry = try damaged.createNote(NoteDraft(title: "Cherry", content: "cherry"))
+    XCTAssertEqual(try found(word("cherry"), in: damaged), [cherry.path])
+    XCTAssertEqual(try found(word("apple"), in: damaged), ["a.md"])
+    XCTAssertEqual(seen.count, 1, "\(seen)")
+    XCTAssertTrue(seen.first?.contains("damaged") == true, "\(seen)")
+  }
+
   func testOtherSchemaVersionIsRebuilt() throws {
     try write("a.md", "apple\n")
     XCTAssertEqual(try found(word("apple")), ["a.md"])

@@ -166,6 +166,9 @@ extension NoteRepository {
         title: try nameCall { try Self.titleFor(draft) }, tags: try Self.normalizedTags(draft.tags),
         template: template, source: try templateCall { try library.source(of: template) })
     }
+    // Asked below whether the new names change what links reach, once the notes are written and flushed.
+    index.openInBackground()
+    defer { index.finishOpeningInBackground() }
     return try mutate { tx in
       var notes: [Note] = []
       var reserved = Set<String>()

@@ -46,6 +46,8 @@ final class NoteIndex {
 
   private unowned let repository: NoteRepository
   private var queue: DatabaseQueue?
+  /// A connection another thread is opening (``openInBackground()``), for the next ``opened()`` to take.
+  private var opening: Concurrently<DatabaseQueue?>?
   /// The last commit recording started (``beginRecording(from:)``): while its outcome is untold, its thread may hold
   /// the write transaction of `queue`, and a query would wait for it forever.
   private weak var recording: PendingCommitRecord?
@@ -152,6 +154,7 @@ final class NoteIndex {
   private func opened() throws -> DatabaseQueue {
     assert(recording?.isOpen != true, "the index was used while a commit's recording held it")
     if let queue { return queue }
+    if let queue = takeBackgroundOpening() { return queue }
     if !FileSystem.exists(directory) { announceBuild = false }
     if let problem = Self.headerDamage(path) {
       notice("the note index \(path) is damaged (\(problem)); rebuilding it")
@@ -174,6 +177,37 @@ final class NoteIndex {
       }
       return try useMemory(reason: Self.describe(error))
     }
+  }
+
+  /// Starts opening the index file's connection on another thread, its schema read, for a caller that queries the
+  /// index only after work of its own (`nb add` writes and flushes the note first): the few milliseconds of the
+  /// open then pass during that work instead of after it. Only the plain case, an index file that looks whole, is
+  /// opened there; anything else is left to ``opened()``, with its notices. A caller that may not query at all
+  /// ends with ``finishOpeningInBackground()``.
+  func openInBackground() {
+    guard queue == nil, opening == nil, !inMemory, isPresent, Self.headerDamage(path) == nil else { return }
+    let (path, layout) = (self.path, self.layout)
+    opening = Concurrently {
+      guard let queue = try? DatabaseQueue(path: path, configuration: Self.configuration(readonly: false)),
+        (try? queue.read({ try Self.state($0, layout: layout) })) != nil
+      else { return nil }
+      return queue
+    }
+  }
+
+  /// Waits for an open ``openInBackground()`` started, keeping the connection: no thread is left inside SQLite
+  /// when the process exits.
+  func finishOpeningInBackground() {
+    _ = takeBackgroundOpening()
+  }
+
+  /// The connection ``openInBackground()`` opened, now this index's; nil when none was started or it failed.
+  private func takeBackgroundOpening() -> DatabaseQueue? {
+    guard let opening else { return nil }
+    self.opening = nil
+    guard let opened = opening.wait() else { return nil }
+    if queue == nil { queue = opened }
+    return queue
   }
 
   /// Switches this process to an index built in memory: always right, slower to build.
