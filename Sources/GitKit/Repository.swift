@@ -1,5 +1,6 @@
 import CLibGit2
 import Foundation
+import TextFormat
 
 /// A non-bare git repository opened through libgit2.
 ///
@@ -213,11 +214,14 @@ public final class Repository {
     try check("git_config_set_string(\(key))", git_config_set_string(local, key, value))
   }
 
-  /// `user.name` / `user.email` from config; each falls back to `nb` / `nb@<host name>` when unset or empty.
+  /// `user.name` / `user.email` from config; each falls back to `nb` / `nb@<host name>` when unset or empty. The
+  /// offset is the process's at `date` (`TZ`, else `/etc/localtime`), as git's own commits take it.
   public func defaultSignature(date: Date = Date()) -> Signature {
     let name = config("user.name").flatMap { $0.isEmpty ? nil : $0 } ?? "nb"
     let email = config("user.email").flatMap { $0.isEmpty ? nil : $0 } ?? "nb@\(ProcessInfo.processInfo.hostName)"
-    return Signature(name: name, email: email, date: date)
+    return Signature(
+      name: name, email: email, date: date,
+      timeZoneOffsetMinutes: LocalOffset.seconds(at: date.timeIntervalSince1970.rounded(.down)) / 60)
   }
 }
 

@@ -529,6 +529,35 @@ final class RepositoryTests: GitKitTestCase {
     XCTAssertEqual(signature.date, Date(timeIntervalSince1970: 42))
   }
 
+  /// The signature's offset is the one in effect at its date where the process runs (`TZ`), read through libc;
+  /// Foundation's zone of the same name is the oracle, and git's own reading of the commit agrees.
+  func testDefaultSignatureTakesTheOffsetOfTheProcesssZoneAtItsDate() throws {
+    let repo = try makeRepository()
+    let saved = getenv("TZ").map { String(cString: $0) }
+    defer {
+      if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+      tzset()
+    }
+    // Winter and summer of 2026: a zone that keeps half hours, one with daylight saving, one a quarter hour off.
+    let dates = [1_767_225_600.0, 1_782_864_000.0].map { Date(timeIntervalSince1970: $0) }
+    for name in ["Asia/Kolkata", "America/St_Johns", "Asia/Kathmandu", "UTC"] {
+      setenv("TZ", name, 1)
+      tzset()
+      let zone = try XCTUnwrap(TimeZone(identifier: name))
+      for date in dates {
+        XCTAssertEqual(
+          repo.defaultSignature(date: date).timeZoneOffsetMinutes * 60, zone.secondsFromGMT(for: date),
+          "\(name) at \(date)")
+      }
+    }
+    setenv("TZ", "America/St_Johns", 1)
+    tzset()
+    try write("a.md", "a\n")
+    let signature = repo.defaultSignature(date: dates[1])
+    try repo.commit(paths: ["a.md"], message: "zone", author: signature)
+    XCTAssertEqual(try git.run("log", "-1", "--format=%ad", "--date=format:%z"), "-0230\n")
+  }
+
   func testDefaultSignatureFallsBackToNbAtHost() throws {
     try LibGit2.setConfigSearchPath(temp.directory("no-identity").path, for: .global)
     let repo = try makeRepository()

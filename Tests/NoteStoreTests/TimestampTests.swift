@@ -1,5 +1,6 @@
 import Foundation
 import NBTestSupport
+import TextFormat
 import XCTest
 
 @testable import NoteStore
@@ -149,7 +150,7 @@ final class LocalOffsetTests: XCTestCase {
       // Every ~week and 1 h, from 2020 to 2030: each DST change is passed on both sides.
       for seconds in stride(from: 1_577_836_800.0, to: 1_893_456_000, by: 7 * 86_400 + 3_600) {
         XCTAssertEqual(
-          NoteRepository.localOffsetSeconds(at: seconds), zone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)),
+          LocalOffset.seconds(at: seconds), zone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)),
           "\(name) at \(seconds)")
       }
     }

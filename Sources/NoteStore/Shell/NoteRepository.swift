@@ -235,16 +235,7 @@ public final class NoteRepository {
     let seconds = clock().timeIntervalSince1970.rounded(.down)
     let date = Date(timeIntervalSince1970: seconds)
     if let chosenTimeZone { return Timestamp(date: date, timeZone: chosenTimeZone) }
-    return Timestamp(date: date, offsetSeconds: Self.localOffsetSeconds(at: seconds))
-  }
-
-  /// The process's offset from UTC at `seconds` since 1970, as libc's `localtime_r` gives it (`TZ`, else
-  /// `/etc/localtime`).
-  static func localOffsetSeconds(at seconds: Double) -> Int {
-    var time = time_t(seconds)
-    var fields = tm()
-    guard localtime_r(&time, &fields) != nil else { return TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)) }
-    return Int(fields.tm_gmtoff)
+    return Timestamp(date: date, offsetSeconds: LocalOffset.seconds(at: seconds))
   }
 
   func absolute(_ relative: String) -> String { root.path + "/" + relative }
