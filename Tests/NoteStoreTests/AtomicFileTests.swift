@@ -21,6 +21,46 @@ final class AtomicFileTests: XCTestCase {
     try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(AtomicFile.isTemporary).sorted()
   }
 
+  /// `FileSystem.makeDirectory` is `mkdir -p` with mkdir itself: FileManager's `createDirectory` with intermediate
+  /// directories is the oracle for each case, made side by side in two folders.
+  func testMakeDirectoryDoesWhatFileManagerDoes() throws {
+    let ours = try temp.directory("ours").path
+    let oracle = try temp.directory("oracle").path
+    for base in [ours, oracle] {
+      try Data("x".utf8).write(to: URL(fileURLWithPath: base + "/file"))
+      try FileManager.default.createDirectory(atPath: base + "/existing/inner", withIntermediateDirectories: true)
+    }
+    let cases = [
+      "new", "deep/er/and/deeper", "existing", "existing/inner", "existing/inner/more", "trailing/slash/",
+      "double//slash", "file", "file/below", "dots/./and/../here",
+    ]
+    for relative in cases {
+      let made = Result { try FileSystem.makeDirectory(ours + "/" + relative) }
+      let expected = Result {
+        try FileManager.default.createDirectory(atPath: oracle + "/" + relative, withIntermediateDirectories: true)
+      }
+      switch (made, expected) {
+      case (.success, .success): break
+      case (.failure(let error), .failure):
+        XCTAssertTrue("\(error)".contains(ours + "/" + relative), "the error names the path: \(error)")
+      default: XCTFail("\(relative): nb \(made), FileManager \(expected)")
+      }
+    }
+    func tree(_ base: String) -> [String] {
+      (FileManager.default.enumerator(atPath: base)?.allObjects as? [String] ?? []).map { path in
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: base + "/" + path, isDirectory: &isDirectory)
+        return path + (isDirectory.boolValue ? "/" : "")
+      }.sorted()
+    }
+    XCTAssertEqual(tree(ours), tree(oracle))
+    XCTAssertTrue(tree(ours).contains("deep/er/and/deeper/"), "\(tree(ours))")
+    XCTAssertEqual(FileSystem.parentDirectory(of: "/"), nil)
+    XCTAssertEqual(FileSystem.parentDirectory(of: "/a"), "/")
+    XCTAssertEqual(FileSystem.parentDirectory(of: "a"), nil)
+    XCTAssertEqual(FileSystem.parentDirectory(of: "a/b//"), "a")
+  }
+
   func testABatchIsWholeOnceInstalledBelowAndAboveTheFlushThreshold() throws {
     let directory = try temp.directory("notes")
     for count in [1, AtomicFile.fileSystemFlushMinimum - 1, AtomicFile.fileSystemFlushMinimum, 300] {

@@ -154,12 +154,30 @@ enum FileSystem {
     return String(cString: resolved)
   }
 
+  /// `mkdir -p`: makes the directory and any missing parents; one that exists already is fine, a file in the way
+  /// is not. With mkdir itself: FileManager's first use sets itself up (a few tenths of a millisecond of every
+  /// command that takes the repository lock).
   static func makeDirectory(_ path: String) throws {
-    do {
-      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    } catch {
-      throw NoteStoreError.io(path: path, detail: "cannot create directory")
+    if mkdir(path, 0o777) == 0 { return }
+    var failure = errno
+    if failure == ENOENT, let parent = parentDirectory(of: path) {
+      try makeDirectory(parent)
+      if mkdir(path, 0o777) == 0 { return }
+      failure = errno
     }
+    // Another process (or the parent's own making, for a path ending in `..`) may have made it meanwhile.
+    if failure == EEXIST, statInfo(path)?.isDirectory == true { return }
+    throw NoteStoreError.io(path: path, detail: "cannot create directory (\(String(cString: strerror(failure))))")
+  }
+
+  /// The directory `path` is in, by its text (trailing slashes ignored); nil for a single relative component or
+  /// the root, whose parent needs no making.
+  static func parentDirectory(of path: String) -> String? {
+    var bytes = Array(path.utf8)
+    while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+    guard slash > 0 else { return bytes.count > 1 ? "/" : nil }
+    return String(decoding: bytes[..<slash], as: UTF8.self)
   }
 
   static func remove(_ path: String) throws {

@@ -395,8 +395,7 @@ extension NoteRepository {
         guard let to = record.to else { continue }
         let target = absolute(to)
         if FileSystem.exists(target), !FileSystem.exists(full) {
-          try FileManager.default.createDirectory(
-            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+          try FileSystem.makeDirectory((full as NSString).deletingLastPathComponent)
           try FileSystem.move(target, full)
           restored += 1
         }
@@ -457,8 +456,7 @@ struct RecoveredFiles {
 
   /// Writes a file atomically, making its parent directories first.
   static func write(_ data: Data, to full: String) throws {
-    try FileManager.default.createDirectory(
-      atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try FileSystem.makeDirectory((full as NSString).deletingLastPathComponent)
     try AtomicFile.write(data, to: URL(fileURLWithPath: full))
   }
 }

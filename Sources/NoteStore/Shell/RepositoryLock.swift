@@ -17,7 +17,7 @@ final class RepositoryLock {
   init(path: String, timeout: TimeInterval = 30) throws {
     self.path = path
     let directory = (path as NSString).deletingLastPathComponent
-    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try? FileSystem.makeDirectory(directory)
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw NoteStoreError.io(path: path, detail: String(cString: strerror(errno))) }
     let deadline = Date().addingTimeInterval(timeout)
