@@ -454,7 +454,9 @@ extension Repository {
     try check("git_repository_odb", git_repository_odb(&odb, pointer))
     defer { git_odb_free(odb) }
     var plan = CheckoutPlan(inPlace: [], others: [])
-    let regular: Set<UInt32> = [FileMode.blob.rawValue, FileMode.executable.rawValue]
+    // Compared, not looked up in a Set<UInt32>: a set literal of UInt32 has the runtime look up its Hashable
+    // conformance by scanning every conformance record in the binary, once per process, in every sync.
+    func isRegular(_ mode: UInt32) -> Bool { mode == FileMode.blob.rawValue || mode == FileMode.executable.rawValue }
     try forEachTreeDelta(from: old, to: new) { delta in
       let oldPath = delta.old_file.path.map { String(cString: $0) }
       let newPath = delta.new_file.path.map { String(cString: $0) }
@@ -462,7 +464,7 @@ extension Repository {
       let found = newPath.map { lstat(workTree.appendingPathComponent($0).path, &file) == 0 } ?? false
       let lstatError = errno
       var inPlace = false
-      if let newPath, oldPath == newPath, regular.contains(UInt32(delta.new_file.mode)) {
+      if let newPath, oldPath == newPath, isRegular(UInt32(delta.new_file.mode)) {
         switch delta.status {
         case GIT_DELTA_MODIFIED where delta.old_file.mode == delta.new_file.mode && found
           && file.st_mode & S_IFMT == S_IFREG:

@@ -61,6 +61,23 @@ final class AtomicFileTests: XCTestCase {
     XCTAssertEqual(FileSystem.parentDirectory(of: "a/b//"), "a")
   }
 
+  /// `Data(utf8Of:)` is `Data(text.utf8)` without the runtime's conformance scan: the same bytes for any text,
+  /// bridged or native, empty or not.
+  func testDataOfUTF8IsTheStringsUTF8() {
+    var random = SystemRandomNumberGenerator()
+    let pieces = [
+      "", "a", "é", "漢字", "👩‍👩‍👧", "\u{0}", "\r\n", "---\nid: x\n---\n", String(repeating: "z", count: 100),
+    ]
+    var texts = pieces + [NSString(string: "bridged é") as String, String(repeating: "long ", count: 10_000)]
+    for _ in 0..<500 {
+      let count = Int.random(in: 0...12, using: &random)
+      texts.append((0..<count).map { _ in pieces.randomElement(using: &random)! }.joined())
+    }
+    for text in texts {
+      XCTAssertEqual(Data(utf8Of: text), Data(text.utf8), text)
+    }
+  }
+
   func testABatchIsWholeOnceInstalledBelowAndAboveTheFlushThreshold() throws {
     let directory = try temp.directory("notes")
     for count in [1, AtomicFile.fileSystemFlushMinimum - 1, AtomicFile.fileSystemFlushMinimum, 300] {

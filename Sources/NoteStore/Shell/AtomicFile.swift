@@ -195,7 +195,7 @@ enum AtomicFile {
   }
 
   static func write(_ text: String, to url: URL) throws {
-    try write(Data(text.utf8), to: url)
+    try write(Data(utf8Of: text), to: url)
   }
 
   private static func existingMode(of path: String) -> mode_t? {
@@ -241,5 +241,15 @@ final class ReplacedFiles: @unchecked Sendable {
   /// Waits until every held file was closed.
   func wait() {
     group.wait()
+  }
+}
+
+extension Data {
+  /// `text`'s UTF-8 bytes. Not `Data(text.utf8)`: that asks the runtime whether `String.UTF8View` is
+  /// `ContiguousBytes`, and the answer (no) costs a scan of every conformance record in the binary, once per
+  /// process, in every command that writes a note or what it learnt of git (status, sync).
+  init(utf8Of text: String) {
+    var text = text
+    self = text.withUTF8 { bytes in bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data() }
   }
 }

@@ -443,11 +443,7 @@ struct Transaction {
 
   /// Atomically writes `text`, creating parent directories, remembering the old content for rollback.
   mutating func write(_ path: String, _ text: String) throws {
-    // Not `Data(text.utf8)`: that asks the runtime whether `String.UTF8View` is `ContiguousBytes`, and the answer
-    // (no) costs a scan of every conformance record in the binary, once per process, in every `nb add`.
-    var text = text
-    let data = text.withUTF8 { bytes in bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data() }
-    try write(path, data)
+    try write(path, Data(utf8Of: text))
   }
 
   mutating func write(_ path: String, _ data: Data) throws {

@@ -99,6 +99,6 @@ struct GitFacts: Equatable {
   /// Replaces the file; a failure is ignored (the facts are learnt again next time).
   func save(to path: String) {
     try? FileSystem.makeDirectory((path as NSString).deletingLastPathComponent)
-    try? AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: path), durable: false)
+    try? AtomicFile.write(Data(utf8Of: text), to: URL(fileURLWithPath: path), durable: false)
   }
 }
