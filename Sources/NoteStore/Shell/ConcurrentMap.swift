@@ -27,16 +27,12 @@ extension Array {
 /// On a single core it costs only the thread's start.
 final class Concurrently<Value>: @unchecked Sendable {
   private let done = DispatchSemaphore(value: 0)
-  private let lock = NSLock()
+  /// Set once, before `done` is first signalled: every read follows a wait on `done`.
   private var value: Value?
-  private var finished = false
 
   init(_ compute: @escaping () -> Value) {
     DispatchQueue.global(qos: .userInitiated).async {
-      let computed = compute()
-      self.lock.lock()
-      self.value = computed
-      self.lock.unlock()
+      self.value = compute()
       self.done.signal()
     }
   }
@@ -44,16 +40,9 @@ final class Concurrently<Value>: @unchecked Sendable {
   /// The value, waiting for it the first time; later calls return it at once.
   @discardableResult
   func wait() -> Value {
-    lock.lock()
-    if finished, let value {
-      lock.unlock()
-      return value
-    }
-    lock.unlock()
     done.wait()
-    lock.lock()
-    defer { lock.unlock() }
-    finished = true
+    // Signalled again for the next wait.
+    defer { done.signal() }
     return value!
   }
 }

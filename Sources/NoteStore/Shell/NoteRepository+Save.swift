@@ -247,10 +247,7 @@ extension NoteRepository {
   /// no journal to settle, nb's block already in `.gitignore`, no git operation, a branch checked out, no index
   /// lock, and a walk that finds nothing to commit. Then neither the lock nor libgit2 is needed (a scheduler or an
   /// editor's hook runs `nb save` far more often than there is something to save); any doubt is `false`, and the
-  /// save runs as always.
-  /// Whether a save of the whole work tree would find nothing: no journal to settle, nb's ignore block in place,
-  /// no git operation in progress, and a walk that finds no change. Answered from git's files without libgit2
-  /// unless the walk meets something only libgit2 can settle (an untracked file's ignore rules).
+  /// save runs as always. libgit2 is asked only what the walk cannot settle (an untracked file's ignore rules).
   ///
   /// `open`: the git this may need, when the caller's (``git``) is in use on another thread meanwhile.
   func hasNothingToSave(_ options: SaveOptions, open: (() throws -> NoteHistory)? = nil) -> Bool {
