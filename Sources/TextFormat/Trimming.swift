@@ -23,7 +23,6 @@ extension Unicode.Scalar {
   }
 }
 
-
 extension String {
   /// The string without the whitespace (``Swift/Unicode/Scalar/isFoundationWhitespace``) at either end: what
   /// `trimmingCharacters(in: .whitespaces)` gives.

@@ -59,6 +59,9 @@ final class AtomicFileTests: XCTestCase {
     XCTAssertEqual(FileSystem.parentDirectory(of: "/a"), "/")
     XCTAssertEqual(FileSystem.parentDirectory(of: "a"), nil)
     XCTAssertEqual(FileSystem.parentDirectory(of: "a/b//"), "a")
+    try FileSystem.makeDirectory(containing: ours + "/for/a/file.md")
+    XCTAssertEqual(FileSystem.statInfo(ours + "/for/a")?.isDirectory, true)
+    XCTAssertNil(FileSystem.statInfo(ours + "/for/a/file.md"), "the file itself is not made")
   }
 
   /// `Data(utf8Of:)` is `Data(text.utf8)` without the runtime's conformance scan: the same bytes for any text,

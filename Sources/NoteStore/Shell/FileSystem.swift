@@ -170,6 +170,11 @@ enum FileSystem {
     throw NoteStoreError.io(path: path, detail: "cannot create directory (\(String(cString: strerror(failure))))")
   }
 
+  /// Makes the directory a file at `path` goes in, and any missing parents (``makeDirectory(_:)``).
+  static func makeDirectory(containing path: String) throws {
+    if let parent = parentDirectory(of: path) { try makeDirectory(parent) }
+  }
+
   /// The directory `path` is in, by its text (trailing slashes ignored); nil for a single relative component or
   /// the root, whose parent needs no making.
   static func parentDirectory(of path: String) -> String? {

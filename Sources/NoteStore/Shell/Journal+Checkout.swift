@@ -108,7 +108,7 @@ extension NoteRepository {
   }
 
   private func put(_ full: String, _ data: Data, mode: StoredFile.Mode) throws {
-    try FileSystem.makeDirectory((full as NSString).deletingLastPathComponent)
+    try FileSystem.makeDirectory(containing: full)
     if mode == .link {
       if FileSystem.exists(full) { try FileSystem.remove(full) }
       guard symlink(String(decoding: data, as: UTF8.self), full) == 0 else {

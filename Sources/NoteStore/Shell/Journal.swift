@@ -395,7 +395,7 @@ extension NoteRepository {
         guard let to = record.to else { continue }
         let target = absolute(to)
         if FileSystem.exists(target), !FileSystem.exists(full) {
-          try FileSystem.makeDirectory((full as NSString).deletingLastPathComponent)
+          try FileSystem.makeDirectory(containing: full)
           try FileSystem.move(target, full)
           restored += 1
         }
@@ -456,7 +456,7 @@ struct RecoveredFiles {
 
   /// Writes a file atomically, making its parent directories first.
   static func write(_ data: Data, to full: String) throws {
-    try FileSystem.makeDirectory((full as NSString).deletingLastPathComponent)
+    try FileSystem.makeDirectory(containing: full)
     try AtomicFile.write(data, to: URL(fileURLWithPath: full))
   }
 }

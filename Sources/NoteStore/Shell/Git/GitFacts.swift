@@ -98,7 +98,7 @@ struct GitFacts: Equatable {
 
   /// Replaces the file; a failure is ignored (the facts are learnt again next time).
   func save(to path: String) {
-    try? FileSystem.makeDirectory((path as NSString).deletingLastPathComponent)
+    try? FileSystem.makeDirectory(containing: path)
     try? AtomicFile.write(Data(utf8Of: text), to: URL(fileURLWithPath: path), durable: false)
   }
 }
