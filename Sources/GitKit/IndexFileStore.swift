@@ -195,10 +195,14 @@ class IndexFileStore: @unchecked Sendable {
   /// `keepingModificationTime`: the mtime the new file gets before it replaces the index (set on the lock file, so
   /// no other writer's index can get it). For a rewrite that records no newer stat data than the file it replaces:
   /// with that file's mtime, the entries that were racily clean stay so, and nothing has to be read to smudge them.
+  ///
+  /// `ifStill`: the identity the index must still have once the lock is held; if another writer replaced it since
+  /// it was read, nothing is written and the answer is false (git's `verify_index` before an opportunistic write).
+  @discardableResult
   func write(
     _ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived(),
-    keepingModificationTime mtime: (seconds: Int, nanoseconds: Int)? = nil
-  ) throws {
+    keepingModificationTime mtime: (seconds: Int, nanoseconds: Int)? = nil, ifStill expected: Identity? = nil
+  ) throws -> Bool {
     let lockPath = path + ".lock"
     let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     if fd < 0 {
@@ -213,6 +217,10 @@ class IndexFileStore: @unchecked Sendable {
     defer {
       close(fd)
       if !renamed { unlink(lockPath) }
+    }
+    if let expected {
+      var current = stat()
+      guard stat(path, &current) == 0, Identity(current) == expected else { return false }
     }
     var done = 0
     try bytes.withUnsafeBytes { buffer in
@@ -243,6 +251,7 @@ class IndexFileStore: @unchecked Sendable {
     } else {
       forget()
     }
+    return true
   }
 
   /// Drops the cached bytes after a write whose result we could not identify.

@@ -15,6 +15,24 @@ public struct WorkTreeScan: Sendable {
   public var tree: ObjectID
   /// How many tracked files had to be read and hashed because their stat data did not settle it.
   public var hashed: Int
+  /// The new stat data of the files that were hashed and found unchanged, for ``writeRefreshedIndex()``.
+  var refresh: IndexStatRefresh?
+
+  /// How many index entries ``writeRefreshedIndex()`` would give the file's current stat data.
+  public var refreshable: Int { refresh?.entries.count ?? 0 }
+
+  /// Records in `.git/index` the stat data of the files this walk hashed and found unchanged, as `git status` does,
+  /// so that the next walk trusts them instead of reading them again (after `cp -a`, a restore from a backup, or
+  /// `touch`). Only those entries' stat fields change; the file keeps its mtime, so every entry that was racily
+  /// clean stays so. Best effort under git's `index.lock`: false, with nothing written, when there is nothing to
+  /// record, the lock is taken, or the index changed since the walk read it.
+  ///
+  /// The caller must hold whatever keeps its own writers of the index away (nb's repository lock): a writer that
+  /// finds `index.lock` taken fails.
+  @discardableResult
+  public func writeRefreshedIndex() -> Bool {
+    refresh?.write() ?? false
+  }
 }
 
 /// The config settings the work-tree walk depends on (``Repository/workTreeSettings()``).
@@ -115,9 +133,15 @@ extension Repository {
     // A file whose bytes are the blob's is unchanged whatever its filters (a clean filter leaves the blob's own
     // bytes as they are): only a file whose bytes differ needs libgit2, which applies the filters, to tell.
     let root = workTree.standardizedFileURL.path
+    var unchanged: [(offset: Int, fields: IndexStatFields)] = []
+    func keep(_ candidate: WorkTreeWalker.HashCandidate) {
+      if let fields = candidate.refresh { unchanged.append((Int(table.entries[candidate.entry].offset), fields)) }
+    }
     let toFilter = walker.toHash.filter { candidate in
       guard let id = rawBlobID(root + "/" + candidate.path, symlink: candidate.symlink) else { return true }
-      return !table.id(table.entries[candidate.entry]).elementsEqual(id)
+      if !table.id(table.entries[candidate.entry]).elementsEqual(id) { return true }
+      keep(candidate)
+      return false
     }
     if !toFilter.isEmpty {
       let repository = try opened.value()
@@ -134,13 +158,18 @@ extension Repository {
           }
           if !table.id(table.entries[candidate.entry]).elementsEqual(id) {
             entries.append(StatusEntry(path: candidate.path, staged: nil, unstaged: .modified))
+          } else {
+            keep(candidate)
           }
         }
       }
       if failed { return nil }
     }
     entries.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-    return WorkTreeScan(entries: entries, tree: tree, hashed: walker.toHash.count)
+    let refresh =
+      unchanged.isEmpty
+      ? nil : IndexStatRefresh(store: indexFileStore, indexPath: indexPath, loaded: loaded, entries: unchanged)
+    return WorkTreeScan(entries: entries, tree: tree, hashed: walker.toHash.count, refresh: refresh)
   }
 
   /// The blob id of a file's bytes as they are (no filters), or of a symlink's target; nil when it cannot be read.
@@ -233,6 +262,8 @@ private final class WorkTreeWalker: @unchecked Sendable {
     var entry: Int
     var path: String
     var symlink: Bool
+    /// The file's stat data when they differ from the entry's and may be recorded if the bytes prove unchanged.
+    var refresh: IndexStatFields?
   }
 
   /// A directory to walk: its relative path (empty, or ending in `/`) and the index entries below it.
@@ -521,7 +552,16 @@ private final class WorkTreeWalker: @unchecked Sendable {
       found.changes.append(StatusEntry(path: relative(prefix, name), staged: nil, unstaged: .modified))
       return true
     }
-    found.toHash.append(HashCandidate(entry: child.entry, path: relative(prefix, name), symlink: type == S_IFLNK))
+    // Stat data can be recorded only for a file last modified before the index was written: a write after this
+    // walk's read then gets a later mtime (the clock has passed the index's), which the next walk sees.
+    let fileSeconds = Int(info.st_mtim.tv_sec)
+    let olderThanIndex =
+      fileSeconds < racyCutoff.seconds
+      || (fileSeconds == racyCutoff.seconds && Int(info.st_mtim.tv_nsec) < racyCutoff.nanoseconds)
+    found.toHash.append(
+      HashCandidate(
+        entry: child.entry, path: relative(prefix, name), symlink: type == S_IFLNK,
+        refresh: !statMatches && olderThanIndex ? IndexStatFields(info) : nil))
     return true
   }
 

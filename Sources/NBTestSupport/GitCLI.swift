@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A failed `git` command run by `GitCLI`.
 public struct GitCLIError: Error, CustomStringConvertible {
   /// The arguments after `git`.
@@ -90,6 +96,27 @@ public struct GitCLI {
   /// `git status --porcelain=v1 --untracked-files=all` output (empty when clean).
   public func statusPorcelain() throws -> String {
     try run("status", "--porcelain=v1", "--untracked-files=all")
+  }
+
+  /// The stat data the index records for `path`, as git reads them (`git ls-files --debug` without its first line).
+  public func indexStat(_ path: String) throws -> String {
+    let lines = try run("ls-files", "--debug", "--", path).split(separator: "\n")
+    guard lines.first.map(String.init) == path else { return "" }
+    return lines.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
+  }
+
+  /// The stat data of the work-tree file `path` now, in the words of ``indexStat(_:)``: what git would record for
+  /// it (stage 0, no flags). Empty when the file cannot be read.
+  public func workTreeStat(_ path: String) -> String {
+    var info = stat()
+    guard lstat(workTree.appendingPathComponent(path).path, &info) == 0 else { return "" }
+    return """
+      ctime: \(info.st_ctim.tv_sec):\(info.st_ctim.tv_nsec)
+      mtime: \(info.st_mtim.tv_sec):\(info.st_mtim.tv_nsec)
+      dev: \(UInt32(truncatingIfNeeded: info.st_dev))\tino: \(UInt32(truncatingIfNeeded: info.st_ino))
+      uid: \(info.st_uid)\tgid: \(info.st_gid)
+      size: \(info.st_size)\tflags: 0
+      """
   }
 
   /// Runs `git fsck --strict`; throws when git reports a problem (dangling objects are not problems).

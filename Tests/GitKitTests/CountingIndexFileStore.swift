@@ -60,11 +60,13 @@ final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
 
   override func write(
     _ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived(),
-    keepingModificationTime mtime: (seconds: Int, nanoseconds: Int)? = nil
-  ) throws {
-    try super.write(path, bytes, checkpoints: checkpoints, derived: derived, keepingModificationTime: mtime)
+    keepingModificationTime mtime: (seconds: Int, nanoseconds: Int)? = nil, ifStill expected: Identity? = nil
+  ) throws -> Bool {
+    let wrote = try super.write(
+      path, bytes, checkpoints: checkpoints, derived: derived, keepingModificationTime: mtime, ifStill: expected)
     lock.lock()
-    written += 1
+    if wrote { written += 1 }
     lock.unlock()
+    return wrote
   }
 }

@@ -144,6 +144,94 @@ final class WorkTreeScanTests: GitKitTestCase {
     XCTAssertEqual(scan.hashed, 1)
   }
 
+  private func indexModificationTime() -> timespec {
+    var info = stat()
+    XCTAssertEqual(stat(workTree.appendingPathComponent(".git/index").path, &info), 0)
+    return info.st_mtim
+  }
+
+  /// A rewrite with the same bytes and a touch change a file's stat data and not its bytes: the walk hashes them,
+  /// and `writeRefreshedIndex` records their new stat data just as git reads them back, so that the next walk
+  /// trusts them. The changed file and every other entry keep what they had, and so does the index's mtime.
+  func testStaleStatDataOfUnchangedFilesAreRecordedAsGitReadsThem() throws {
+    for version in ["2", "4"] {
+      try git.run("update-index", "--index-version", version)
+      try setIndexTime(secondsFromNow: 10)
+      let paths = ["a.md", "b.md", "dir/c.md", "dir/sub/d.md", "dir/sub/e.md", "other/f.md", "z.md", "dir.md"]
+      var before: [String: String] = [:]
+      for path in paths { before[path] = try git.indexStat(path) }
+      try write("dir/c.md", "text of dir/c.md\n")  // same bytes: new inode, mtime and ctime
+      var touched = [timespec(tv_sec: time(nil) - 3, tv_nsec: 0), timespec(tv_sec: time(nil) - 3, tv_nsec: 7)]
+      XCTAssertEqual(utimensat(AT_FDCWD, workTree.appendingPathComponent("b.md").path, &touched, 0), 0)
+      try write("a.md", version == "2" ? "text of a.mX\n" : "text of a.mY\n")  // same size, new bytes
+      // In another second: git (built without USE_NSEC, as Debian's is) compares whole seconds only.
+      var earlier = [timespec(tv_sec: time(nil) - 2, tv_nsec: 0), timespec(tv_sec: time(nil) - 2, tv_nsec: 0)]
+      XCTAssertEqual(utimensat(AT_FDCWD, workTree.appendingPathComponent("a.md").path, &earlier, 0), 0)
+      let indexTime = indexModificationTime()
+
+      let scan = try XCTUnwrap(try repo.scanWorkTree())
+      XCTAssertEqual(scan.entries, [StatusEntry(path: "a.md", staged: nil, unstaged: .modified)])
+      XCTAssertEqual(scan.hashed, 3)
+      XCTAssertEqual(scan.refreshable, 2)
+      XCTAssertTrue(scan.writeRefreshedIndex())
+
+      XCTAssertEqual(try git.indexStat("dir/c.md"), git.workTreeStat("dir/c.md"), "version \(version)")
+      XCTAssertEqual(try git.indexStat("b.md"), git.workTreeStat("b.md"), "version \(version)")
+      XCTAssertNotEqual(try git.indexStat("b.md"), before["b.md"])
+      for path in paths where path != "dir/c.md" && path != "b.md" {
+        XCTAssertEqual(try git.indexStat(path), before[path], path)
+      }
+      XCTAssertEqual(indexModificationTime().tv_sec, indexTime.tv_sec)
+      XCTAssertEqual(indexModificationTime().tv_nsec, indexTime.tv_nsec)
+      XCTAssertFalse(FileManager.default.fileExists(atPath: workTree.appendingPathComponent(".git/index.lock").path))
+      // git reads the file (its checksum, its version) and finds what the walk found; the cache tree is intact.
+      XCTAssertEqual(try git.run("--no-optional-locks", "diff-files", "--name-only"), "a.md\n")
+      XCTAssertEqual(try git.run("write-tree"), try git.run("rev-parse", "HEAD^{tree}"))
+      let next = try XCTUnwrap(try repo.scanWorkTree())
+      XCTAssertEqual(next.entries, scan.entries)
+      XCTAssertEqual(next.hashed, 1)
+      XCTAssertEqual(next.refreshable, 0)
+      XCTAssertFalse(next.writeRefreshedIndex())
+      try git.run("checkout", "--", "a.md")
+    }
+  }
+
+  /// A file modified at or after the index was written could change again within the same tick after the walk read
+  /// it: its stat data are not recorded, as git leaves such an entry to be compared by content next time too.
+  func testStatDataOfAFileNewerThanTheIndexAreNotRecorded() throws {
+    try setIndexTime(secondsFromNow: -100)
+    try write("dir/c.md", "text of dir/c.md\n")
+    let before = try Data(contentsOf: workTree.appendingPathComponent(".git/index"))
+    let scan = try XCTUnwrap(try repo.scanWorkTree())
+    XCTAssertEqual(scan.entries, [])
+    // Every file is newer than the index: all are racy, so all are hashed.
+    XCTAssertEqual(scan.hashed, 9)
+    XCTAssertEqual(scan.refreshable, 0)
+    XCTAssertFalse(scan.writeRefreshedIndex())
+    XCTAssertEqual(try Data(contentsOf: workTree.appendingPathComponent(".git/index")), before)
+  }
+
+  /// The write is opportunistic, as git's is: a taken `index.lock` or an index another writer replaced since the
+  /// walk read it leaves everything as it is.
+  func testARefreshGivesWayToALockAndToANewerIndex() throws {
+    try write("dir/c.md", "text of dir/c.md\n")
+    let scan = try XCTUnwrap(try repo.scanWorkTree())
+    XCTAssertEqual(scan.refreshable, 1)
+    let lock = workTree.appendingPathComponent(".git/index.lock")
+    try Data("someone else's".utf8).write(to: lock)
+    let before = try Data(contentsOf: workTree.appendingPathComponent(".git/index"))
+    XCTAssertFalse(scan.writeRefreshedIndex())
+    XCTAssertEqual(try Data(contentsOf: lock), Data("someone else's".utf8))
+    XCTAssertEqual(try Data(contentsOf: workTree.appendingPathComponent(".git/index")), before)
+    try FileManager.default.removeItem(at: lock)
+
+    try write("new.md", "staged by git\n")
+    try git.run("add", "new.md")
+    XCTAssertFalse(scan.writeRefreshedIndex())
+    XCTAssertEqual(try git.run("ls-files", "--stage", "--", "new.md").isEmpty, false)
+    XCTAssertEqual(try git.run("--no-optional-locks", "diff", "--cached", "--name-only"), "new.md\n")
+  }
+
   func testRacyEntryIsHashedEvenWhenItsStatDataMatch() throws {
     try repo.setConfig("core.trustctime", "false")
     let path = workTree.appendingPathComponent("a.md").path
@@ -210,6 +298,13 @@ final class WorkTreeScanTests: GitKitTestCase {
     var listed: [String] = []
     let scan = try XCTUnwrap(try repo.scanWorkTree { directory, _ in listed.append(directory) })
     XCTAssertEqual(scan.entries.count, 1 + 1 + 60 + 1)
+    // The rewritten entry lies past the first checksum checkpoint (64 KiB): the checksum resumes there.
+    XCTAssertEqual(scan.refreshable, 1)
+    XCTAssertTrue(scan.writeRefreshedIndex())
+    XCTAssertEqual(try git.indexStat("many/d5/s5/n5.md"), git.workTreeStat("many/d5/s5/n5.md"))
+    // The changed file differs in size: no file is read any more.
+    XCTAssertEqual(try XCTUnwrap(try repo.scanWorkTree()).hashed, 0)
+    try assertAgrees()
     // Every directory once, each after the one it is in.
     XCTAssertEqual(Set(listed).count, listed.count)
     for (i, directory) in listed.enumerated() where directory.contains("/") {

@@ -2,6 +2,12 @@ import Foundation
 import NBTestSupport
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// `nb status` answers a clean tree from git's files and the facts an earlier process kept
 /// (`.git/nb/cache/git-facts`), without starting libgit2, and says exactly what libgit2 says: every scenario here
 /// compares the status with the facts file against the status after deleting it (libgit2 answering), and against
@@ -95,6 +101,36 @@ final class StatusFromFilesTests: NBCLITestCase {
     let head = try XCTUnwrap(packed["head"] as? [String: Any])
     XCTAssertEqual(head["commit"] as? String, try git.revParse("HEAD"))
     XCTAssertEqual(packed["clean"] as? Bool, true)
+  }
+
+  /// A copy made with `cp -a` keeps every file's mtime but not its inode or ctime, so the copy's index describes
+  /// none of its files: the first status reads each once and records their stat data, as `git status` does, and
+  /// the statuses after it trust them.
+  func testTheFirstStatusOfACopyRecordsTheCopysStatData() throws {
+    try makeRepository()
+    try nbSucceeds("add", "Roadmap", "--content", "First draft")
+    try nbSucceeds("add", "Standup", "--content", "x")
+    let paths = try git.run("ls-files").split(separator: "\n").map(String.init)
+    XCTAssertGreaterThanOrEqual(paths.count, 3)
+    // Files older than the index (a file written in the index's own clock tick is read again each time, as git
+    // does): moved a few seconds back, then recorded by git.
+    for path in paths {
+      var times = [timespec(tv_sec: time(nil) - 5, tv_nsec: 0), timespec(tv_sec: time(nil) - 5, tv_nsec: 0)]
+      XCTAssertEqual(utimensat(AT_FDCWD, url(path).path, &times, 0), 0)
+    }
+    _ = try git.run("status")
+    let copy = temp.file("copy")
+    let copied = try ProcessRunner.run("cp", arguments: ["-a", root.path, copy.path])
+    XCTAssertEqual(copied.status, 0, copied.stderr)
+    try FileManager.default.removeItem(at: root)
+    try FileManager.default.moveItem(at: copy, to: root)
+    XCTAssertNotEqual(try paths.map { try git.indexStat($0) }, paths.map { git.workTreeStat($0) })
+
+    let status = try nbSucceeds("status", "--json").stdout
+    let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])
+    XCTAssertEqual((object["changes"] as? [Any])?.count, 0, status)
+    XCTAssertEqual(try paths.map { try git.indexStat($0) }, paths.map { git.workTreeStat($0) })
+    XCTAssertEqual(try git.run("--no-optional-locks", "status", "--porcelain"), "")
   }
 
   func testAheadAndBehindAsGitCountsThem() throws {

@@ -2,6 +2,12 @@ import Foundation
 import NBTestSupport
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 @testable import NoteStore
 
 final class NoteRepositorySaveTests: NoteRepositoryTestCase {
@@ -159,6 +165,46 @@ final class NoteRepositorySaveTests: NoteRepositoryTestCase {
     let result = try repository.save()
     XCTAssertFalse(result.committed)
     XCTAssertEqual(try head(), before)
+  }
+
+  /// Gives `paths` new stat data and not new bytes, as a touch (or `cp -a`) does: mtime a few seconds back, ctime now.
+  private func touch(_ paths: [String]) {
+    for path in paths {
+      var times = [timespec(tv_sec: time(nil) - 5, tv_nsec: 0), timespec(tv_sec: time(nil) - 5, tv_nsec: 0)]
+      XCTAssertEqual(utimensat(AT_FDCWD, url(path).path, &times, 0), 0)
+    }
+  }
+
+  /// `status`, and a `save` with nothing to save, record in the index the stat data of files they read only because
+  /// those had changed, as `git status` does, so the next walk trusts them. While another holds the repository lock
+  /// they leave the index alone: the holder's own write of it would fail on git's `index.lock`.
+  func testStatusAndAnEmptySaveRecordStaleStatDataWhenTheLockIsFree() throws {
+    let notes = [
+      try repository.createNote(NoteDraft(title: "One", content: "1\n")).path,
+      try repository.createNote(NoteDraft(title: "Two", content: "2\n")).path,
+    ]
+    let before = try notes.map { try git.indexStat($0) }
+    touch(notes)
+    XCTAssertNotEqual(try notes.map { try git.indexStat($0) }, notes.map { git.workTreeStat($0) })
+
+    let lock = open(url(".git/nb/lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    XCTAssertGreaterThanOrEqual(lock, 0)
+    XCTAssertEqual(flock(lock, LOCK_EX), 0)
+    XCTAssertEqual(try repository.status().changes, [])
+    XCTAssertTrue(repository.hasNothingToSave(SaveOptions()))
+    XCTAssertEqual(try notes.map { try git.indexStat($0) }, before, "left alone under another's lock")
+    close(lock)
+
+    XCTAssertEqual(try repository.status().changes, [])
+    XCTAssertEqual(try notes.map { try git.indexStat($0) }, notes.map { git.workTreeStat($0) })
+    touch(notes)
+    XCTAssertTrue(repository.hasNothingToSave(SaveOptions()))
+    XCTAssertEqual(try notes.map { try git.indexStat($0) }, notes.map { git.workTreeStat($0) })
+    // Inside an operation that holds the lock, the walk records them too.
+    touch(notes)
+    try repository.withLock { XCTAssertEqual(try repository.status().changes, []) }
+    XCTAssertEqual(try notes.map { try git.indexStat($0) }, notes.map { git.workTreeStat($0) })
+    XCTAssertEqual(try git.run("--no-optional-locks", "status", "--porcelain"), "")
   }
 
   func testDeletionsAndAttachmentsAreCommittedAsTheyAre() throws {

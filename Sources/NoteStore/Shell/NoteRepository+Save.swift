@@ -249,7 +249,9 @@ extension NoteRepository {
   /// editor's hook runs `nb save` far more often than there is something to save); any doubt is `false`, and the
   /// save runs as always. libgit2 is asked only what the walk cannot settle (an untracked file's ignore rules).
   ///
-  /// `open`: the git this may need, when the caller's (``git``) is in use on another thread meanwhile.
+  /// `open`: the git this may need, when the caller's (``git``) is in use on another thread meanwhile; the walk
+  /// then leaves the index as it is (the lock is that caller's). Without it, stat data the walk found stale are
+  /// recorded in the index if the lock is free (``recordStaleStat(_:)``).
   func hasNothingToSave(_ options: SaveOptions, open: (() throws -> NoteHistory)? = nil) -> Bool {
     guard Journal.read(directory: journalDirectory).isEmpty else { return false }
     let ignore = absolute(".gitignore")
@@ -261,7 +263,23 @@ extension NoteRepository {
     guard let state = try? answers.state(), state.operation == nil, state.warnings.isEmpty,
       let scan = try? answers.scan(onDirectory: { _, _ in })
     else { return false }
+    if open == nil { recordStaleStat(answers) }
     return scan.changes.allSatisfy { AtomicFile.isTemporary($0.path) || options.leaveOut?($0.path) == true }
+  }
+
+  /// Has `answers` record the stat data its walk found stale (``GitFileAnswers/recordStaleStat()``) when the
+  /// repository lock is free this instant: a command that only reads never waits for it, and must not take git's
+  /// `index.lock` from under an nb that holds it (its write would fail).
+  func recordStaleStat(_ answers: GitFileAnswers) {
+    guard answers.hasStaleStat else { return }
+    if heldLock != nil {
+      answers.recordStaleStat()
+      return
+    }
+    guard let lock = try? RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path, timeout: 0) else {
+      return
+    }
+    withExtendedLifetime(lock) { answers.recordStaleStat() }
   }
 
   private func isHidden(_ path: String) -> Bool {
@@ -298,6 +316,7 @@ extension NoteRepository {
     defer { answers.saveFacts() }
     var strays = StrayCollector(attachmentFolders: hasAttachmentFolders)
     let scan = try answers.scan { if includeNotes { strays.list($0, $1) } }
+    recordStaleStat(answers)
     let workTree = try scan?.changes ?? answers.changesWithoutWalk()
     var changes: [FileChange] = []
     for entry in workTree {

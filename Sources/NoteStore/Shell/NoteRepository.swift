@@ -66,7 +66,7 @@ public final class NoteRepository {
   private var openedGit: NoteHistory?
   /// The inbox command's settings once read, and what asking it has cost this process.
   var inboxCommandRun = InboxCommandRun()
-  private var heldLock: RepositoryLock?
+  private(set) var heldLock: RepositoryLock?
 
   /// The repository's git, through the one seam (``NoteHistory``), opened on first use: commands that only read
   /// notes (list, show, search) never need libgit2, whose initialisation alone (it parses the system's CA bundle)

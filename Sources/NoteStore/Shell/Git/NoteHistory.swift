@@ -844,6 +844,8 @@ final class GitFileAnswers {
   private let loadedFacts: GitFacts
   private let openHistory: () throws -> NoteHistory
   private var history: NoteHistory?
+  /// The last walk, when it read files whose stat data had changed and found their bytes unchanged.
+  private var staleStat: WorkTreeScan?
 
   init(root: URL, gitDirectory: URL, open: @escaping () throws -> NoteHistory) {
     self.root = root
@@ -943,11 +945,23 @@ final class GitFileAnswers {
         headTree: tree, repository: { try self.opened().git }, onDirectory: onDirectory)
     }
     guard let scan else { return nil }
+    staleStat = scan.refreshable > 0 ? scan : nil
     let changes = scan.entries.map { entry in
       WorkTreeChange(
         path: entry.path, staged: entry.staged.map(NoteHistory.kind), unstaged: entry.unstaged.map(NoteHistory.kind))
     }
     return (changes, head.summary.id)
+  }
+
+  /// True when the last ``scan(onDirectory:)`` read files only because their stat data had changed.
+  var hasStaleStat: Bool { staleStat != nil }
+
+  /// Records the stat data of the files the last ``scan(onDirectory:)`` read and found unchanged in the index, as
+  /// `git status` does, so that the next walk trusts them (``WorkTreeScan/writeRefreshedIndex()``). The caller
+  /// holds the repository lock.
+  func recordStaleStat() {
+    staleStat?.writeRefreshedIndex()
+    staleStat = nil
   }
 
   /// ``NoteHistory/changesWithoutWalk()``, for when ``scan(onDirectory:)`` declined.
