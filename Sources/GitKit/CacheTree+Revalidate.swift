@@ -139,7 +139,7 @@ extension Repository {
     var derived = IndexFileStore.Derived()
     derived.hasConflicts = loaded.derived.hasConflicts
     derived.attributeFiles = loaded.derived.attributeFiles
-    try? indexFileStore.write(
+    _ = try? indexFileStore.write(
       indexPath, result.bytes, checkpoints: result.checkpoints, derived: derived,
       keepingModificationTime: (loaded.identity.mtimeSeconds, loaded.identity.mtimeNanoseconds))
   }

@@ -31,9 +31,7 @@ final class RepositoryLock {
       usleep(5_000)
     }
     // Who holds it, for the message another process shows while it waits.
-    let pid = "\(getpid())\n"
-    _ = ftruncate(fd, 0)
-    _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
+    FileSystem.writeLockHolder(fd)
   }
 
   deinit {

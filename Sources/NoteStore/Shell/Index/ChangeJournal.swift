@@ -197,9 +197,7 @@ public final class ChangeJournal: @unchecked Sendable {
         if Date() < deadline { continue }
         return nil
       }
-      let pid = "\(getpid())\n"
-      _ = ftruncate(fd, 0)
-      _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
+      FileSystem.writeLockHolder(fd)
       return fd
     }
   }
