@@ -68,9 +68,27 @@ enum IndexCheckpoints {
     out += out.withUnsafeBytes { SHA1.hash($0) }
     let directory = (file as NSString).deletingLastPathComponent
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    sweepLeftovers(of: file, in: directory)
     let temporary = file + ".\(getpid()).tmp"
     guard FileManager.default.createFile(atPath: temporary, contents: Data(out)) else { return }
     if rename(temporary, file) != 0 { unlink(temporary) }
+  }
+
+  /// Removes what a process killed between writing its temporary file and renaming it left behind:
+  /// `<file>.<pid>.tmp` of a process that no longer runs. A live process's file is its write in progress.
+  static func sweepLeftovers(of file: String, in directory: String) {
+    guard let listing = opendir(directory) else { return }
+    defer { closedir(listing) }
+    let prefix = (file as NSString).lastPathComponent + "."
+    while let entry = readdir(listing) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) {
+        String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+      }
+      guard name.hasPrefix(prefix), name.hasSuffix(".tmp"),
+        let pid = Int32(name.dropFirst(prefix.count).dropLast(".tmp".count)), pid > 0, pid != getpid()
+      else { continue }
+      if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + name) }
+    }
   }
 
   private static func identityFields(_ identity: IndexFileStore.Identity) -> [Int] {

@@ -81,6 +81,26 @@ final class IndexCheckpointsTests: GitKitTestCase {
     XCTAssertEqual(fourth.verified, 0)
   }
 
+  /// A process killed between writing its temporary file and renaming it leaves `<file>.<pid>.tmp`: the next save
+  /// removes it once that process is gone, and leaves a live process's write and every other file alone.
+  func testATemporaryFileAKilledProcessLeftIsSweptAndALiveOnesIsNot() throws {
+    try seed(300)
+    let directory = (checkpointsPath as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    // No process has this id (above Linux's largest), and the parent of this test process is alive.
+    let dead = checkpointsPath + ".99999999.tmp"
+    let live = checkpointsPath + ".\(getppid()).tmp"
+    let unrelated = [checkpointsPath + ".x.tmp", checkpointsPath + ".99999999.tmp.keep", directory + "/other.1.tmp"]
+    for path in [dead, live] + unrelated {
+      XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data()))
+    }
+    _ = try loaded(newProcessStore())
+    XCTAssertTrue(FileManager.default.fileExists(atPath: checkpointsPath), "the states were kept")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: dead))
+    for path in [live] + unrelated { XCTAssertTrue(FileManager.default.fileExists(atPath: path), path) }
+    XCTAssertFalse(FileManager.default.fileExists(atPath: checkpointsPath + ".\(getpid()).tmp"))
+  }
+
   func testADamagedOrWrongCheckpointsFileIsIgnored() throws {
     try seed(1_500)
     let snapshot = try loaded(newProcessStore())
