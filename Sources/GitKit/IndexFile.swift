@@ -643,7 +643,7 @@ enum IndexFile {
     UInt16(base[offset]) << 8 | UInt16(base[offset + 1])
   }
 
-  static func bigEndianBytes(_ value: UInt32) -> [UInt8] {
+  private static func bigEndianBytes(_ value: UInt32) -> [UInt8] {
     [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
   }
 

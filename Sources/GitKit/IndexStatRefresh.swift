@@ -28,13 +28,21 @@ struct IndexStatFields: Equatable {
     size = UInt32(truncatingIfNeeded: info.st_size)
   }
 
-  /// The fields at their offsets in an entry (the mode, at 24, is left as it is: a walk refreshes only entries
-  /// whose mode it found unchanged).
-  fileprivate var placed: [(offset: Int, value: UInt32)] {
-    [
-      (0, ctimeSeconds), (4, ctimeNanoseconds), (8, mtimeSeconds), (12, mtimeNanoseconds), (16, dev), (20, ino),
-      (28, uid), (32, gid), (36, size),
-    ]
+  /// Writes the fields, big-endian, over those of the entry at `entry` in `bytes` (the mode, at 24, is left as it
+  /// is: a walk refreshes only entries whose mode it found unchanged).
+  fileprivate func store(in bytes: UnsafeMutableRawBufferPointer, entry: Int) {
+    func put(_ value: UInt32, _ at: Int) {
+      bytes.storeBytes(of: value.bigEndian, toByteOffset: entry + at, as: UInt32.self)
+    }
+    put(ctimeSeconds, 0)
+    put(ctimeNanoseconds, 4)
+    put(mtimeSeconds, 8)
+    put(mtimeNanoseconds, 12)
+    put(dev, 16)
+    put(ino, 20)
+    put(uid, 28)
+    put(gid, 32)
+    put(size, 36)
   }
 }
 
@@ -51,10 +59,10 @@ struct IndexStatRefresh {
   func patched() -> IndexFile.Snapshot {
     var bytes = loaded.snapshot.bytes
     var first = bytes.count
-    for (offset, fields) in entries {
-      first = min(first, offset)
-      for (at, value) in fields.placed {
-        bytes.replaceSubrange((offset + at)..<(offset + at + 4), with: IndexFile.bigEndianBytes(value))
+    bytes.withUnsafeMutableBytes { raw in
+      for (offset, fields) in entries {
+        first = min(first, offset)
+        fields.store(in: raw, entry: offset)
       }
     }
     let body = bytes.count - 20

@@ -35,8 +35,8 @@ enum FileSystem {
 
   /// Writes this process's id over the start of the lock file `fd`, padded with spaces to a width that covers
   /// whatever an earlier holder wrote, for the message a waiting process shows (it trims the padding). Truncating
-  /// first would free the file's block and allocate another on every lock: on a disk mounted with `discard`, as
-  /// this machine's is, the free alone took up to 5 ms of each `nb add`.
+  /// first would free the file's block and allocate another on every lock, and on a disk mounted with `discard`
+  /// every free is also a discard sent to the device.
   static func writeLockHolder(_ fd: Int32) {
     let pid = String(getpid())
     let line = pid + String(repeating: " ", count: max(0, lockHolderWidth - pid.utf8.count)) + "\n"
