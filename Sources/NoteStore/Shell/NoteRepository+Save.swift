@@ -276,9 +276,7 @@ extension NoteRepository {
       answers.recordStaleStat()
       return
     }
-    guard let lock = try? RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path, timeout: 0) else {
-      return
-    }
+    guard let lock = try? RepositoryLock(path: lockPath, timeout: 0) else { return }
     withExtendedLifetime(lock) { answers.recordStaleStat() }
   }
 

@@ -327,6 +327,9 @@ public final class NoteRepository {
     }
   }
 
+  /// The repository lock's file (``RepositoryLock``).
+  var lockPath: String { gitDirectory.appendingPathComponent("nb/lock").path }
+
   /// Runs `body` holding the repository lock. Re-entrant: an operation that holds it (sync) can call others that
   /// take it (save) — a second flock from the same process would wait for itself.
   ///
@@ -336,7 +339,7 @@ public final class NoteRepository {
     // Whatever a write changes, the queries after it refresh again (see withConsistentIndex).
     defer { index.snapshotIsFresh = false }
     if heldLock != nil { return try body() }
-    heldLock = try RepositoryLock(path: gitDirectory.appendingPathComponent("nb/lock").path)
+    heldLock = try RepositoryLock(path: lockPath)
     defer { heldLock = nil }
     Phases.mark("lock")
     if let message = try recoverInterruptedTransaction() { notice?(message) }

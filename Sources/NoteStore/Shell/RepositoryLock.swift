@@ -16,8 +16,7 @@ final class RepositoryLock {
   /// Waits up to `timeout` for the lock.
   init(path: String, timeout: TimeInterval = 30) throws {
     self.path = path
-    let directory = (path as NSString).deletingLastPathComponent
-    try? FileSystem.makeDirectory(directory)
+    try? FileSystem.makeDirectory(containing: path)
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw NoteStoreError.io(path: path, detail: String(cString: strerror(errno))) }
     let deadline = Date().addingTimeInterval(timeout)
