@@ -23,10 +23,9 @@ enum IndexCheckpoints {
 
   /// The states kept at `file` for the index version `identity` whose bytes are `bytes`, or nil.
   static func load(_ file: String, identity: IndexFileStore.Identity, bytes: [UInt8]) -> [SHA1]? {
-    guard bytes.count >= 32, let data = FileManager.default.contents(atPath: file) else { return nil }
+    guard bytes.count >= 32, let stored = GitFiles.contents(of: file, limit: 1 << 20) else { return nil }
     // A slice: `suffix` picked as a Sequence's walks all 10 MB to copy 20 bytes.
     let checksum = bytes[(bytes.count - 20)...]
-    let stored = [UInt8](data)
     guard stored.count > magic.count + 20, stored.starts(with: magic) else { return nil }
     let body = stored[..<(stored.count - 20)]
     guard body.withUnsafeBytes({ SHA1.hash($0) }).elementsEqual(stored.suffix(20)) else { return nil }
@@ -66,12 +65,31 @@ enum IndexCheckpoints {
       append(state.length, to: &out)
     }
     out += out.withUnsafeBytes { SHA1.hash($0) }
-    let directory = (file as NSString).deletingLastPathComponent
-    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    // POSIX calls, not FileManager and NSString: this runs in every save of a large index, and their first use in
+    // a process costs more than the write (Foundation's setup, a bridge to NSString).
+    guard let slash = file.lastIndex(of: "/") else { return }
+    let directory = String(file[..<slash])
+    var made = directory.hasPrefix("/") ? "" : "."
+    for component in directory.split(separator: "/") {
+      made += "/" + component
+      if mkdir(made, 0o777) != 0 && errno != EEXIST { return }
+    }
     sweepLeftovers(of: file, in: directory)
     let temporary = file + ".\(getpid()).tmp"
-    guard FileManager.default.createFile(atPath: temporary, contents: Data(out)) else { return }
-    if rename(temporary, file) != 0 { unlink(temporary) }
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { return }
+    var done = 0
+    let complete = out.withUnsafeBytes { raw -> Bool in
+      while done < raw.count {
+        let n = write(fd, raw.baseAddress! + done, raw.count - done)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return false }
+        done += n
+      }
+      return true
+    }
+    close(fd)
+    if !complete || rename(temporary, file) != 0 { unlink(temporary) }
   }
 
   /// Removes what a process killed between writing its temporary file and renaming it left behind:
@@ -79,7 +97,7 @@ enum IndexCheckpoints {
   static func sweepLeftovers(of file: String, in directory: String) {
     guard let listing = opendir(directory) else { return }
     defer { closedir(listing) }
-    let prefix = (file as NSString).lastPathComponent + "."
+    let prefix = String(file[(file.lastIndex(of: "/").map { file.index(after: $0) } ?? file.startIndex)...]) + "."
     while let entry = readdir(listing) {
       let name = withUnsafePointer(to: entry.pointee.d_name) {
         String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))

@@ -380,6 +380,11 @@ enum IndexFile {
 
   private enum EntryDecision { case keep, keepSmudged, drop }
 
+  /// Up to this many operations, a patch compares each entry with each operation directly: a save of a few notes
+  /// into a 10 000-entry index otherwise hashed every directory of every entry's path (a dictionary lookup per `/`).
+  /// Variable only so that a test can send a few operations through the hashed lookup too.
+  nonisolated(unsafe) static var directLookupLimit = 8
+
   /// Answers, for each index entry, whether it lies below a touched path or above an upserted one, in time linear
   /// in the entry's path: comparing every entry with every operation made a save of 6 000 new files into a
   /// 100 000-entry index cost 600 million comparisons.
@@ -418,6 +423,7 @@ enum IndexFile {
     private static func hash(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(offset, step) }
 
     func relation(of path: UnsafeBufferPointer<UInt8>) -> Relation {
+      if ops.count <= IndexFile.directLookupLimit { return directRelation(of: path) }
       var h = Self.offset
       for i in 0..<path.count {
         if path[i] == 0x2F, let candidates = byHash[h] {
@@ -433,6 +439,30 @@ enum IndexFile {
             return .aboveUpsert
           }
         }
+      }
+      return .unrelated
+    }
+
+    /// ``relation(of:)`` by comparing with each operation. Operations are sorted, and a path sorts before the paths
+    /// below it, so the first one found above the entry is the shortest, as the hashed walk finds it.
+    private func directRelation(of path: UnsafeBufferPointer<UInt8>) -> Relation {
+      for (index, op) in ops.enumerated() {
+        let relation = op.path.withUnsafeBufferPointer { opPath -> Relation in
+          guard opPath.count > 0 else { return .unrelated }
+          if opPath.count < path.count {
+            guard path[opPath.count] == 0x2F, memcmp(opPath.baseAddress!, path.baseAddress!, opPath.count) == 0
+            else { return .unrelated }
+            return .below(op: index)
+          }
+          if opPath.count > path.count, case .upsert = op, opPath[path.count] == 0x2F,
+            path.count == 0 || memcmp(opPath.baseAddress!, path.baseAddress!, path.count) == 0
+          {
+            return .aboveUpsert
+          }
+          return .unrelated
+        }
+        if case .unrelated = relation { continue }
+        return relation
       }
       return .unrelated
     }

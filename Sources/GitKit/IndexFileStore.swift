@@ -87,7 +87,8 @@ class IndexFileStore: @unchecked Sendable {
   /// Where the states of the index at `indexPath`, of `size` bytes, are kept; nil when they are not.
   private func checkpointsFile(for indexPath: String, size: Int) -> String? {
     guard size >= checkpointsMinimumSize else { return nil }
-    return checkpointsRelativePath.map { (indexPath as NSString).deletingLastPathComponent + "/" + $0 }
+    guard let relative = checkpointsRelativePath, let slash = indexPath.lastIndex(of: "/") else { return nil }
+    return indexPath[..<slash] + "/" + relative
   }
 
   /// Why loading did not give a usable snapshot.

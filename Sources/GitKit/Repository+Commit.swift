@@ -25,7 +25,7 @@ extension Repository {
   ///   commit; if the final ref update fails, the paths' index entries are put back as they were.
   @discardableResult
   public func commit(paths: [String], message: String, author: Signature? = nil) throws -> ObjectID? {
-    let paths = try normalized(paths)
+    let paths = try Self.normalized(paths)
     // libgit2 keeps a repository's index at <git dir>/index (per worktree), whatever GIT_INDEX_FILE says.
     let indexPath = gitDirectory.appendingPathComponent("index").path
     // Writing the index would also fail on the lock, but only after the commit's objects exist; checking first
@@ -355,7 +355,7 @@ extension Repository {
   }
 
   /// Validates caller paths (relative, `/`-separated, no `.`/`..` components) and removes duplicates.
-  private func normalized(_ paths: [String]) throws -> [String] {
+  static func normalized(_ paths: [String]) throws -> [String] {
     var seen = Set<String>()
     var result: [String] = []
     for raw in paths {
@@ -372,6 +372,21 @@ extension Repository {
       if seen.insert(path).inserted { result.append(path) }
     }
     return result
+  }
+
+  /// Whether a path has a `.git`-like component: libgit2 refuses those anywhere in a path (also spelled `.GIT.`,
+  /// `git~1`), so judging them is left to it. Trimming dots and spaces on both ends makes this a superset (a plain
+  /// `git` goes there too).
+  static func hasGitLikeComponent(_ paths: [String]) -> Bool {
+    paths.contains { path in
+      path.utf8.contains(0)
+        || path.split(separator: "/").contains { component in
+          // Trimmed in Swift: Foundation's trimmingCharacters(in:) bridges to NSString, whose first use makes the
+          // runtime scan every conformance record in the binary.
+          let name = component.lowercased()[...].trimmingScalars { $0 == " " || $0 == "." }
+          return name == "git" || name == "git~1"
+        }
+    }
   }
 
   fileprivate enum WorkTreeKind { case file, directory, missing }
@@ -663,18 +678,9 @@ private final class PatchingIndexWriter: IndexWriter {
   /// settings need libgit2's general code.
   func stage(_ paths: [String]) throws -> StagedPaths? {
     // With core.filemode / core.symlinks false libgit2 derives modes from the old entry; leave that to it.
-    // libgit2 refuses `.git`-like components anywhere in a path (also spelled `.GIT.`, `git~1`); leave judging
-    // those to it. Trimming dots and spaces on both ends makes this a superset (a plain `git` goes there too).
-    let suspicious = paths.contains { path in
-      path.utf8.contains(0)
-        || path.split(separator: "/").contains { component in
-          // Trimmed in Swift: Foundation's trimmingCharacters(in:) bridges to NSString, whose first use makes the
-          // runtime scan every conformance record in the binary.
-          let name = component.lowercased()[...].trimmingScalars { $0 == " " || $0 == "." }
-          return name == "git" || name == "git~1"
-        }
-    }
-    guard repository.configFlag("core.filemode") && repository.configFlag("core.symlinks"), !suspicious else {
+    guard repository.configFlag("core.filemode") && repository.configFlag("core.symlinks"),
+      !Repository.hasGitLikeComponent(paths)
+    else {
       return nil
     }
     guard case .success(let loaded) = store.load(indexPath) else { return nil }
@@ -833,7 +839,7 @@ private final class LibGit2IndexWriter: IndexWriter {
 }
 
 /// The whole file at `full` (not following a symlink), or nil when it cannot be read or outgrows `limit`.
-private func readWholeFile(_ full: String, expected: Int, limit: Int) -> [UInt8]? {
+func readWholeFile(_ full: String, expected: Int, limit: Int) -> [UInt8]? {
   let fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
   guard fd >= 0 else { return nil }
   defer { close(fd) }
@@ -853,4 +859,3 @@ private func readWholeFile(_ full: String, expected: Int, limit: Int) -> [UInt8]
   bytes.removeLast(bytes.count - count)
   return bytes
 }
-

@@ -217,11 +217,8 @@ public final class Repository {
   /// `user.name` / `user.email` from config; each falls back to `nb` / `nb@<host name>` when unset or empty. The
   /// offset is the process's at `date` (`TZ`, else `/etc/localtime`), as git's own commits take it.
   public func defaultSignature(date: Date = Date()) -> Signature {
-    let name = config("user.name").flatMap { $0.isEmpty ? nil : $0 } ?? "nb"
-    let email = config("user.email").flatMap { $0.isEmpty ? nil : $0 } ?? "nb@\(ProcessInfo.processInfo.hostName)"
-    return Signature(
-      name: name, email: email, date: date,
-      timeZoneOffsetMinutes: LocalOffset.seconds(at: date.timeIntervalSince1970.rounded(.down)) / 60)
+    PlainCommitSettings(name: config("user.name"), email: config("user.email"), logsRefUpdates: true)
+      .signature(date: date)
   }
 }
 

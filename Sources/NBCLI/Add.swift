@@ -50,9 +50,6 @@ struct Add: ParsableCommand {
     title: String?, notebook: String?, tags: String?, content: String?, template: String? = nil,
     variables: [String: String] = [:], json: Bool, directory: String?
   ) throws {
-    // libgit2 (about 7 ms of loading on this machine) loads on another core while the note is made and written.
-    NoteRepository.prepareGit()
-    defer { NoteRepository.finishPreparingGit() }
     let notes = try RepositoryOptions.open(directory: directory)
     let draft = NoteDraft(
       title: title, notebook: notebook,

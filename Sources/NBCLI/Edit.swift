@@ -44,9 +44,6 @@ struct Edit: ParsableCommand {
 extension Edit {
   /// Changes the note as the options say, without an editor, and prints its path.
   static func change(_ selector: String, _ line: PlainLine, directory: String?) throws {
-    // A change commits (unless it changes nothing): libgit2 loads on another core meanwhile, as for `nb add`.
-    NoteRepository.prepareGit()
-    defer { NoteRepository.finishPreparingGit() }
     let notes = try RepositoryOptions.open(directory: directory)
     let target = try notes.resolve(selector)
     let change = NoteChange(

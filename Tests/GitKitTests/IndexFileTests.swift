@@ -53,6 +53,15 @@ final class IndexFileTests: GitKitTestCase {
     try runRandomSaves(indexVersion: nil, seed: 5)
   }
 
+  /// The same saves with the hashed lookup of touched directories, which a patch uses for many operations, instead
+  /// of the direct comparison it uses for a few.
+  func testRandomSavesMatchGitThroughTheHashedLookup() throws {
+    let limit = IndexFile.directLookupLimit
+    IndexFile.directLookupLimit = 0
+    defer { IndexFile.directLookupLimit = limit }
+    try runRandomSaves(indexVersion: 2, seed: 6)
+  }
+
   /// Random creations, edits and deletions of `pool` paths, one commit each; after every commit the index must be
   /// what git itself builds from the same work tree, and git must find everything consistent.
   private func runRandomSaves(indexVersion: Int?, seed: UInt64, steps: Int = 40) throws {
@@ -432,7 +441,8 @@ final class RawObjectIDTests: XCTestCase {
   /// The raw id's hex is what git prints for the same bytes: the empty blob's id, every nibble value, and zeros.
   func testRawBytesBecomeGitsHexDigits() {
     let emptyBlob: [UInt8] = [
-      0xe6, 0x9d, 0xe2, 0x9b, 0xb2, 0xd1, 0xd6, 0x43, 0x4b, 0x8b, 0x29, 0xae, 0x77, 0x5a, 0xd8, 0xc2, 0xe4, 0x8c, 0x53, 0x91,
+      0xe6, 0x9d, 0xe2, 0x9b, 0xb2, 0xd1, 0xd6, 0x43, 0x4b, 0x8b, 0x29, 0xae, 0x77, 0x5a, 0xd8, 0xc2, 0xe4, 0x8c, 0x53,
+      0x91,
     ]
     XCTAssertEqual(ObjectID(raw: emptyBlob).hex, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
     XCTAssertEqual(ObjectID(raw: emptyBlob[...]), ObjectID(hex: "E69DE29BB2D1D6434B8B29AE775AD8C2E48C5391"))

@@ -322,8 +322,13 @@ public final class NoteRepository {
   func mutate<T>(_ body: (inout Transaction) throws -> T) throws -> T {
     try withLock {
       if !NoteHistory.isCommittableByFiles(gitDirectory: gitDirectory) { try git.assertCommittable() }
+      // Without what an earlier commit kept of this config, libgit2 will commit: it loads on another core while the
+      // files are written, and the load is over before this returns (a process must not exit during it).
+      let settings = NoteHistory.plainCommitSettings(gitDirectory: gitDirectory)
+      if settings == nil { NoteHistory.preload() }
+      defer { if settings == nil { NoteHistory.waitForPreload() } }
       Phases.mark("committable")
-      return try transaction(body)
+      return try transaction(plainCommitSettings: settings, body)
     }
   }
 
@@ -347,7 +352,11 @@ public final class NoteRepository {
     return try body()
   }
 
-  private func transaction<T>(_ body: (inout Transaction) throws -> T) throws -> T {
+  private func transaction<T>(
+    plainCommitSettings: NoteHistory.KeptCommitSettings?, _ body: (inout Transaction) throws -> T
+  )
+    throws -> T
+  {
     var tx = Transaction(repository: self)
     do {
       let result = try body(&tx)
@@ -357,7 +366,7 @@ public final class NoteRepository {
         try tx.journal?.append([(JournalRecord(kind: .commit, subject: tx.subject, paths: tx.paths), nil)])
         // Only a repository with an index pays for keeping it current (one ref lookup, then its rows).
         let indexed = tx.earlyRecord != nil || index.isPresent
-        let before = indexed ? try git.headID() : nil
+        let before = indexed ? try headCommit() : nil
         // Part of the same operation, so the next search sees this change without walking the work tree for it;
         // made on another core while libgit2 commits.
         let record: PendingCommitRecord?
@@ -369,9 +378,17 @@ public final class NoteRepository {
         }
         let commit: String?
         do {
-          commit = try git.commit(
-            paths: tx.paths, message: CommitMessage.make(tx.subject, noteIDs: tx.noteIDs, device: device),
-            date: clock())
+          let message = CommitMessage.make(tx.subject, noteIDs: tx.noteIDs, device: device)
+          let date = clock()
+          if let settings = plainCommitSettings,
+            let plain = try NoteHistory.commitFromFiles(
+              root: root, gitDirectory: gitDirectory, paths: tx.paths, message: message, date: date,
+              settings: settings)
+          {
+            commit = plain
+          } else {
+            commit = try git.commit(paths: tx.paths, message: message, date: date)
+          }
         } catch {
           record?.abandon()
           throw error
@@ -488,7 +505,7 @@ struct Transaction {
       let priors = try log(batch.map { Self.writeRecord($0.path, old: $0.old, new: $0.data) })
       Phases.mark("write: journal")
       if recordsIndexEarly {
-        if earlyRecord == nil { earlyRecord = repository.index.beginRecording(from: try repository.git.headID()) }
+        if earlyRecord == nil { earlyRecord = repository.index.beginRecording(from: try repository.headCommit()) }
         earlyRecord?.feed(
           batch.filter { RepoPaths.isNotePath($0.path) && !NoteIndex.isHidden($0.path) }.map { ($0.path, $0.data) })
       }

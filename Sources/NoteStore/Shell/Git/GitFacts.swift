@@ -1,4 +1,5 @@
 import Foundation
+internal import GitKit
 
 /// What an earlier process learnt from libgit2 that a later one can trust without starting it: the settings the
 /// work-tree walk needs and the branch's upstream (both valid while the config files' bytes stay the same), a
@@ -97,6 +98,59 @@ struct GitFacts: Equatable {
   }
 
   /// Replaces the file; a failure is ignored (the facts are learnt again next time).
+  func save(to path: String) {
+    try? FileSystem.makeDirectory(containing: path)
+    try? AtomicFile.write(Data(utf8Of: text), to: URL(fileURLWithPath: path), durable: false)
+  }
+}
+
+/// What committing without libgit2 needs from the config (``PlainCommitSettings``), or that the config rules it
+/// out (nil), as libgit2 read it while the config files' digest was `digest` (``GitFiles/configDigest(environment:)``).
+///
+/// Derived data in `.git/nb/cache/commit-settings`, safe to delete: a missing, damaged or outdated file only means
+/// the next commit starts libgit2, which learns them again. A file of its own, so that a process keeping
+/// ``GitFacts`` it loaded earlier never writes over what a commit learnt meanwhile.
+struct CommitSettingsFacts: Equatable {
+  var digest: String
+  var settings: PlainCommitSettings?
+
+  private static let header = "nb commit settings 1"
+
+  init(digest: String, settings: PlainCommitSettings?) {
+    self.digest = digest
+    self.settings = settings
+  }
+
+  /// The facts of `text`; nil for text in another shape (a file from another version, a torn write).
+  init?(text: String) {
+    let lines = text.split(separator: "\n")
+    guard lines.count == 2, lines[0] == Self.header[...] else { return nil }
+    let fields = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map {
+      CacheShard.unescape(ArraySlice($0.utf8))
+    }
+    guard fields.count == 5, fields[1] == "0" || fields[1] == "1" else { return nil }
+    digest = fields[0]
+    // An empty name or e-mail is an unset one (PlainCommitSettings keeps neither).
+    settings =
+      fields[1] == "1"
+      ? PlainCommitSettings(name: fields[2], email: fields[3], logsRefUpdates: fields[4] == "1") : nil
+  }
+
+  var text: String {
+    let fields = [
+      digest, settings == nil ? "0" : "1", settings?.name ?? "", settings?.email ?? "",
+      settings?.logsRefUpdates == false ? "0" : "1",
+    ]
+    return Self.header + "\n" + fields.map(CacheShard.escape).joined(separator: "\t") + "\n"
+  }
+
+  /// The file's facts; nil when there is none or it cannot be read.
+  static func load(from path: String) -> CommitSettingsFacts? {
+    guard let data = try? FileSystem.read(path, limit: 64 * 1024) else { return nil }
+    return CommitSettingsFacts(text: String(decoding: data, as: UTF8.self))
+  }
+
+  /// Replaces the file; a failure is ignored (the settings are learnt again next time).
   func save(to path: String) {
     try? FileSystem.makeDirectory(containing: path)
     try? AtomicFile.write(Data(utf8Of: text), to: URL(fileURLWithPath: path), durable: false)

@@ -244,13 +244,78 @@ final class NoteHistory {
   @discardableResult
   func commit(paths: [String], message: String, date: Date) throws -> String? {
     let signature = git.defaultSignature(date: date)
+    let commit: String?
     do {
-      return try git.commit(paths: paths, message: message, author: signature)?.hex
+      commit = try git.commit(paths: paths, message: message, author: signature)?.hex
     } catch let error as GitError where error.isLocked && FileSystem.exists(indexLockPath) {
       throw NoteStoreError.indexLocked(path: indexLockPath)
     } catch let error as GitError {
       throw NoteStoreError.git(error.description)
     }
+    learnCommitSettings()
+    return commit
+  }
+
+  /// ``commit(paths:message:date:)`` made from git's files without starting libgit2 (``PlainCommit``), with the
+  /// settings an earlier commit learnt from this very config: `.some(id)`, `.some(nil)` when the tree would not
+  /// change, nil when it declined (settings not yet learnt, something staged, a packed HEAD...), having written
+  /// nothing: then ``commit(paths:message:date:)`` must commit.
+  static func commitFromFiles(
+    root: URL, gitDirectory: URL, paths: [String], message: String, date: Date, settings kept: KeptCommitSettings
+  ) throws -> String?? {
+    let settings = kept.settings
+    let outcome: PlainCommit.Outcome
+    do {
+      // As through libgit2 (``commit(paths:message:date:)``): the author at `date`, the committer now.
+      outcome = try PlainCommit.commit(
+        workTree: root, gitDirectory: gitDirectory, paths: paths, message: message,
+        author: settings.signature(date: date), committer: settings.signature(date: Date()), settings: settings)
+    } catch let error as GitError {
+      let indexLock = gitDirectory.appendingPathComponent("index.lock").path
+      if error.isLocked && FileSystem.exists(indexLock) { throw NoteStoreError.indexLocked(path: indexLock) }
+      throw NoteStoreError.git(error.description)
+    }
+    switch outcome {
+    case .committed(let id):
+      plainCommits.add()
+      return .some(id.hex)
+    case .unchanged:
+      plainCommits.add()
+      return .some(nil)
+    case .declined:
+      return nil
+    }
+  }
+
+  /// What an earlier commit through libgit2 learnt from the config as it is now, for
+  /// ``commitFromFiles(root:gitDirectory:paths:message:date:settings:)``; nil when nothing is kept for this config,
+  /// or it rules such a commit out.
+  static func plainCommitSettings(gitDirectory: URL) -> KeptCommitSettings? {
+    guard let digest = GitFiles(gitDirectory: gitDirectory).configDigest(),
+      let facts = CommitSettingsFacts.load(from: commitSettingsPath(gitDirectory)), facts.digest == digest
+    else { return nil }
+    return facts.settings.map(KeptCommitSettings.init)
+  }
+
+  /// ``plainCommitSettings(gitDirectory:)``'s answer, opaque outside the seam.
+  struct KeptCommitSettings {
+    fileprivate let settings: PlainCommitSettings
+  }
+
+  /// How many commits ``commitFromFiles(root:gitDirectory:paths:message:date:settings:)`` made in this process (tests look).
+  static let plainCommits = Counter()
+
+  private static func commitSettingsPath(_ gitDirectory: URL) -> String {
+    gitDirectory.appendingPathComponent("nb/cache/commit-settings").path
+  }
+
+  /// Keeps what ``commitFromFiles(root:gitDirectory:paths:message:date:settings:)`` needs from this config, unless it is
+  /// kept already (a config that includes other files is never kept: its digest cannot see them change).
+  private func learnCommitSettings() {
+    guard let digest = GitFiles(gitDirectory: gitDirectory).configDigest() else { return }
+    let path = Self.commitSettingsPath(gitDirectory)
+    if CommitSettingsFacts.load(from: path)?.digest == digest { return }
+    CommitSettingsFacts(digest: digest, settings: git.plainCommitSettings()).save(to: path)
   }
 
   /// Who commits: git's `user.name`, else nb's default.
@@ -1046,5 +1111,23 @@ struct LooseObjects: CommitReader {
   func read(_ file: StoredFile) throws -> Data {
     guard let id = ObjectID(hex: file.id), let bytes = files.looseBlob(id) else { throw NotLoose() }
     return Data(bytes)
+  }
+}
+
+/// A count several threads may add to.
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+
+  func add() {
+    lock.lock()
+    count += 1
+    lock.unlock()
+  }
+
+  var value: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return count
   }
 }
