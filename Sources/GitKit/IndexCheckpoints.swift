@@ -78,16 +78,7 @@ enum IndexCheckpoints {
     let temporary = file + ".\(getpid()).tmp"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
     guard fd >= 0 else { return }
-    var done = 0
-    let complete = out.withUnsafeBytes { raw -> Bool in
-      while done < raw.count {
-        let n = write(fd, raw.baseAddress! + done, raw.count - done)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return false }
-        done += n
-      }
-      return true
-    }
+    let complete = (try? IndexFileStore.writeAll(fd, out, what: temporary)) != nil
     close(fd)
     if !complete || rename(temporary, file) != 0 { unlink(temporary) }
   }

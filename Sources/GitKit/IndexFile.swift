@@ -194,14 +194,14 @@ enum IndexFile {
 
         let decision: EntryDecision = try withPath(base, pathStart, pathCount, currentPath) { path in
           // Insert the upserts that sort before this entry.
-          while nextOp < ops.count, compare(ops[nextOp].path, path) < 0 {
+          while nextOp < ops.count, lookup.compare(op: nextOp, path) < 0 {
             if case .upsert(let record) = ops[nextOp] {
               try writer.flush(from: base, to: offset)
               writer.insert(record, previousPath: previousPath)
             }
             nextOp += 1
           }
-          if nextOp < ops.count, compare(ops[nextOp].path, path) == 0 {
+          if nextOp < ops.count, lookup.compare(op: nextOp, path) == 0 {
             guard stage == 0 else { throw IndexNotHandled(reason: "conflict stages for a touched path") }
             guard flags & 0x8000 == 0, extendedFlags == 0 else {
               throw IndexNotHandled(reason: "assume-valid, skip-worktree or intent-to-add on a touched path")
@@ -388,7 +388,7 @@ enum IndexFile {
   /// Answers, for each index entry, whether it lies below a touched path or above an upserted one, in time linear
   /// in the entry's path: comparing every entry with every operation made a save of 6 000 new files into a
   /// 100 000-entry index cost 600 million comparisons.
-  private struct OperationLookup {
+  private final class OperationLookup {
     enum Relation {
       /// The entry lies below the path of operation `op` (that path is a directory in the index).
       case below(op: Int)
@@ -402,9 +402,24 @@ enum IndexFile {
     private var byHash: [UInt64: [Int]] = [:]
     /// FNV-1a of every directory above an upserted path.
     private var upsertParents: Set<UInt64> = []
+    /// Every operation's path, one after the other, and where each starts and ends: the comparisons made for every
+    /// entry read these bytes without retaining an array per operation and entry.
+    private let flat: UnsafeMutableBufferPointer<UInt8>
+    private let bounds: UnsafeMutableBufferPointer<(start: Int, end: Int, upsert: Bool)>
 
     init(_ ops: [IndexPatchOperation]) {
       self.ops = ops
+      flat = .allocate(capacity: max(1, ops.reduce(0) { $0 + $1.path.count }))
+      bounds = .allocate(capacity: max(1, ops.count))
+      var end = 0
+      for (i, op) in ops.enumerated() {
+        let path = op.path
+        _ = UnsafeMutableBufferPointer(rebasing: flat[end..<(end + path.count)]).initialize(from: path)
+        var upsert = false
+        if case .upsert = op { upsert = true }
+        bounds[i] = (end, end + path.count, upsert)
+        end += path.count
+      }
       for (i, op) in ops.enumerated() {
         byHash[Self.hash(op.path[...]), default: []].append(i)
         guard case .upsert = op else { continue }
@@ -414,6 +429,17 @@ enum IndexFile {
           h = Self.step(h, byte)
         }
       }
+    }
+
+    deinit {
+      flat.deallocate()
+      bounds.deallocate()
+    }
+
+    /// The byte order of operation `op`'s path against `path` (negative, zero, positive), as ``IndexFile/compare``.
+    func compare(op: Int, _ path: UnsafeBufferPointer<UInt8>) -> Int {
+      let (start, end, _) = bounds[op]
+      return IndexFile.compare(UnsafeBufferPointer(rebasing: flat[start..<end]), path)
     }
 
     private static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -446,23 +472,19 @@ enum IndexFile {
     /// ``relation(of:)`` by comparing with each operation. Operations are sorted, and a path sorts before the paths
     /// below it, so the first one found above the entry is the shortest, as the hashed walk finds it.
     private func directRelation(of path: UnsafeBufferPointer<UInt8>) -> Relation {
-      for (index, op) in ops.enumerated() {
-        let relation = op.path.withUnsafeBufferPointer { opPath -> Relation in
-          guard opPath.count > 0 else { return .unrelated }
-          if opPath.count < path.count {
-            guard path[opPath.count] == 0x2F, memcmp(opPath.baseAddress!, path.baseAddress!, opPath.count) == 0
-            else { return .unrelated }
-            return .below(op: index)
-          }
-          if opPath.count > path.count, case .upsert = op, opPath[path.count] == 0x2F,
-            path.count == 0 || memcmp(opPath.baseAddress!, path.baseAddress!, path.count) == 0
-          {
-            return .aboveUpsert
-          }
-          return .unrelated
+      guard let base = path.baseAddress else { return .unrelated }
+      for index in 0..<ops.count {
+        let (start, end, upsert) = bounds[index]
+        let count = end - start
+        guard count > 0 else { continue }
+        let opPath = flat.baseAddress! + start
+        if count < path.count {
+          if path[count] == 0x2F, memcmp(opPath, base, count) == 0 { return .below(op: index) }
+        } else if count > path.count, upsert, opPath[path.count] == 0x2F,
+          path.count == 0 || memcmp(opPath, base, path.count) == 0
+        {
+          return .aboveUpsert
         }
-        if case .unrelated = relation { continue }
-        return relation
       }
       return .unrelated
     }

@@ -205,15 +205,7 @@ class IndexFileStore: @unchecked Sendable {
     keepingModificationTime mtime: (seconds: Int, nanoseconds: Int)? = nil, ifStill expected: Identity? = nil
   ) throws -> Bool {
     let lockPath = path + ".lock"
-    let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-    if fd < 0 {
-      if errno == EEXIST {
-        throw GitError(
-          function: "git_index_write", code: GitError.lockedCode,
-          message: "\(lockPath) exists: another git process is running, or one crashed and left it behind")
-      }
-      throw Self.posixError("open(\(lockPath))")
-    }
+    let fd = try Self.takeLock(lockPath, function: "git_index_write", holder: "another git process is running")
     var renamed = false
     defer {
       close(fd)
@@ -223,15 +215,7 @@ class IndexFileStore: @unchecked Sendable {
       var current = stat()
       guard stat(path, &current) == 0, Identity(current) == expected else { return false }
     }
-    var done = 0
-    try bytes.withUnsafeBytes { buffer in
-      while done < buffer.count {
-        let n = posixWrite(fd, buffer.baseAddress! + done, buffer.count - done)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { throw Self.posixError("write(\(lockPath))") }
-        done += n
-      }
-    }
+    try Self.writeAll(fd, bytes, what: lockPath)
     if let mtime {
       // Access time too (nothing reads it; UTIME_OMIT is a macro Swift does not import).
       let time = timespec(tv_sec: mtime.seconds, tv_nsec: mtime.nanoseconds)
@@ -266,6 +250,32 @@ class IndexFileStore: @unchecked Sendable {
     cacheLock.lock()
     cache = (path, loaded)
     cacheLock.unlock()
+  }
+
+  /// Takes git's lock file `lockPath` (created exclusively, as git and libgit2 take theirs) and returns its
+  /// descriptor. An existing one fails with `isLocked`, saying that `holder` (or a crashed process) has it.
+  static func takeLock(_ lockPath: String, function: String, holder: String) throws -> Int32 {
+    let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    if fd >= 0 { return fd }
+    if errno == EEXIST {
+      throw GitError(
+        function: function, code: GitError.lockedCode,
+        message: "\(lockPath) exists: \(holder), or one crashed and left it behind")
+    }
+    throw posixError("open(\(lockPath))")
+  }
+
+  /// Writes all of `bytes` to `fd` (`what` names the file in an error).
+  static func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
+    var done = 0
+    try bytes.withUnsafeBytes { buffer in
+      while done < buffer.count {
+        let n = posixWrite(fd, buffer.baseAddress! + done, buffer.count - done)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { throw posixError("write(\(what))") }
+        done += n
+      }
+    }
   }
 
   static func posixError(_ function: String) -> GitError {

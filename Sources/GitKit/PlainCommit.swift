@@ -266,20 +266,20 @@ public enum PlainCommit {
     raw += content
     var compressed: [UInt8] = []
     try raw.withUnsafeBytes { try stream.compress($0, into: &compressed, storeIfIncompressible: false) }
-    if mkdir(directory, 0o777) != 0 && errno != EEXIST { throw posixError("mkdir(\(directory))") }
+    if mkdir(directory, 0o777) != 0 && errno != EEXIST { throw IndexFileStore.posixError("mkdir(\(directory))") }
     var template = Array((directory + "/tmp_obj_XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw posixError("mkstemp(\(directory))") }
+    guard fd >= 0 else { throw IndexFileStore.posixError("mkstemp(\(directory))") }
     let temporary = String(cString: template)
     var renamed = false
     defer { if !renamed { unlink(temporary) } }
     do {
       defer { close(fd) }
-      try writeAll(fd, compressed, what: temporary)
+      try IndexFileStore.writeAll(fd, compressed, what: temporary)
       // Loose objects are read-only, as git and libgit2 leave them.
       fchmod(fd, 0o444)
     }
-    guard rename(temporary, path) == 0 else { throw posixError("rename(\(temporary), \(path))") }
+    guard rename(temporary, path) == 0 else { throw IndexFileStore.posixError("rename(\(temporary), \(path))") }
     renamed = true
   }
 
@@ -293,15 +293,9 @@ public enum PlainCommit {
   ) throws {
     let path = files.commonDirectory + "/" + reference
     let lockPath = path + ".lock"
-    let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-    if fd < 0 {
-      if errno == EEXIST {
-        throw GitError(
-          function: "git_reference_create_matching(\(reference))", code: GitError.lockedCode,
-          message: "\(lockPath) exists: another git process is moving the branch, or one crashed and left it behind")
-      }
-      throw posixError("open(\(lockPath))")
-    }
+    let fd = try IndexFileStore.takeLock(
+      lockPath, function: "git_reference_create_matching(\(reference))",
+      holder: "another git process is moving the branch")
     var renamed = false
     defer { if !renamed { unlink(lockPath) } }
     do {
@@ -311,7 +305,7 @@ public enum PlainCommit {
           function: "git_reference_create_matching(\(reference))", code: GIT_EMODIFIED.rawValue,
           message: "\(reference) moved while the commit was made; nothing was committed")
       }
-      try writeAll(fd, Array((new.hex + "\n").utf8), what: lockPath)
+      try IndexFileStore.writeAll(fd, Array((new.hex + "\n").utf8), what: lockPath)
     }
     if settings.logsRefUpdates {
       let identity = settings.reflogIdentity
@@ -322,7 +316,7 @@ public enum PlainCommit {
         try append(Array(line.utf8), to: log)
       }
     }
-    guard rename(lockPath, path) == 0 else { throw posixError("rename(\(lockPath), \(path))") }
+    guard rename(lockPath, path) == 0 else { throw IndexFileStore.posixError("rename(\(lockPath), \(path))") }
     renamed = true
   }
 
@@ -333,13 +327,13 @@ public enum PlainCommit {
       var directory = ""
       for component in log.split(separator: "/").dropLast() {
         directory += "/" + component
-        if mkdir(directory, 0o777) != 0 && errno != EEXIST { throw posixError("mkdir(\(directory))") }
+        if mkdir(directory, 0o777) != 0 && errno != EEXIST { throw IndexFileStore.posixError("mkdir(\(directory))") }
       }
       fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
     }
-    guard fd >= 0 else { throw posixError("open(\(log))") }
+    guard fd >= 0 else { throw IndexFileStore.posixError("open(\(log))") }
     defer { close(fd) }
-    try writeAll(fd, bytes, what: log)
+    try IndexFileStore.writeAll(fd, bytes, what: log)
   }
 
   /// Puts the paths' index entries back as they were before `patched` (best effort: the branch update already
@@ -411,21 +405,5 @@ public enum PlainCommit {
       out.append(high << 4 | low)
     }
     return out
-  }
-
-  private static func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
-    var done = 0
-    try bytes.withUnsafeBytes { buffer in
-      while done < buffer.count {
-        let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { throw posixError("write(\(what))") }
-        done += n
-      }
-    }
-  }
-
-  private static func posixError(_ function: String) -> GitError {
-    GitError(function: function, code: -1, message: String(cString: strerror(errno)))
   }
 }
