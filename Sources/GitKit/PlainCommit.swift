@@ -158,15 +158,19 @@ public enum PlainCommit {
     }
 
     let objects = files.commonDirectory + "/objects"
-    for blob in blobs { try writeLoose(objects, type: "blob", id: blob.id, content: blob.content) }
-    for tree in trees { try writeLoose(objects, type: "tree", id: tree.id, content: tree.content) }
+    // One deflate stream for all of them: each new one allocates zlib's quarter megabyte of state.
+    guard let zlib = Zlib.shared, let stream = Zlib.Stream(zlib, level: 1) else {
+      return .declined("zlib is not available")
+    }
+    for blob in blobs { try writeLoose(objects, type: "blob", id: blob.id, content: blob.content, stream: stream) }
+    for tree in trees { try writeLoose(objects, type: "tree", id: tree.id, content: tree.content, stream: stream) }
     // Git's own commands end a message with a newline; tools that print raw messages expect it.
     let text = message.isEmpty || message.hasSuffix("\n") ? message : message + "\n"
     var commit = Array("tree \(lowercaseHex(tree.id!))\nparent \(parent.hex)\n".utf8)
     commit += Array("author \(author.text)\ncommitter \(committer.text)\n\n".utf8)
     commit += Array(text.utf8)
     let commitID = commit.withUnsafeBytes { GitObjectHash.digest(prefix: Array("commit \(commit.count)\0".utf8), $0) }
-    try writeLoose(objects, type: "commit", id: commitID, content: commit)
+    try writeLoose(objects, type: "commit", id: commitID, content: commit, stream: stream)
 
     try store.write(indexPath, staged.bytes, checkpoints: staged.checkpoints, derived: derived)
     let new = ObjectID(raw: commitID)
@@ -254,14 +258,11 @@ public enum PlainCommit {
 
   /// Writes one loose object unless it exists: compressed into a temporary file in its directory, read-only, then
   /// renamed into place (a concurrent writer of the same id writes the same bytes).
-  static func writeLoose(_ objects: String, type: String, id: [UInt8], content: [UInt8]) throws {
+  static func writeLoose(_ objects: String, type: String, id: [UInt8], content: [UInt8], stream: Zlib.Stream) throws {
     let hex = lowercaseHex(id)
     let directory = objects + "/" + hex.prefix(2)
     let path = directory + "/" + hex.dropFirst(2)
     if access(path, F_OK) == 0 { return }
-    guard let zlib = Zlib.shared, let stream = Zlib.Stream(zlib, level: 1) else {
-      throw GitError(function: "PlainCommit.writeLoose", code: -1, message: "zlib is not available")
-    }
     var raw = Array("\(type) \(content.count)\0".utf8)
     raw += content
     var compressed: [UInt8] = []
