@@ -42,6 +42,30 @@ final class CommitFromFilesTests: NoteRepositoryTestCase {
     try git.fsck()
   }
 
+  /// The kept settings are derived data: a damaged file, or one that says the config rules a plain commit out,
+  /// only sends the commit through libgit2, which writes the file again.
+  func testADamagedOrRefusingSettingsFileOnlyMeansLibgit2Commits() throws {
+    _ = try repository.createNote(NoteDraft(title: "First"))
+    let kept = try String(contentsOf: settingsFile)
+    let lines = kept.split(separator: "\n", omittingEmptySubsequences: false)
+    XCTAssertEqual(lines.first, "nb commit settings 1")
+    let fields = lines[1].split(separator: "\t", omittingEmptySubsequences: false)
+    XCTAssertEqual(fields[1...].joined(separator: "\t"), "1\t\(GitCLI.userName)\t\(GitCLI.userEmail)\t1")
+
+    for replacement in ["nb commit settings 1\ntorn", fields[0] + "\t0\t\t\t1"] {
+      let text = replacement.hasPrefix("nb ") ? replacement : "nb commit settings 1\n" + replacement + "\n"
+      try Data(text.utf8).write(to: settingsFile)
+      let plainBefore = NoteHistory.plainCommits.value
+      _ = try repository.createNote(NoteDraft(title: "After \(replacement.count)"))
+      XCTAssertEqual(NoteHistory.plainCommits.value, plainBefore, replacement)
+      if replacement.hasPrefix("nb ") {
+        XCTAssertEqual(try String(contentsOf: settingsFile), kept, "written again")
+      }
+    }
+    try git.fsck()
+    XCTAssertEqual(try git.statusPorcelain(), "")
+  }
+
   /// Something staged by hand keeps the commit to the given paths: the plain path declines, libgit2 commits, and
   /// what was staged stays staged.
   func testAnIndexWithSomethingStagedIsLeftToLibgit2() throws {

@@ -1,5 +1,4 @@
 import Foundation
-internal import GitKit
 
 /// What an earlier process learnt from libgit2 that a later one can trust without starting it: the settings the
 /// work-tree walk needs and the branch's upstream (both valid while the config files' bytes stay the same), a
@@ -104,21 +103,30 @@ struct GitFacts: Equatable {
   }
 }
 
-/// What committing without libgit2 needs from the config (``PlainCommitSettings``), or that the config rules it
-/// out (nil), as libgit2 read it while the config files' digest was `digest` (``GitFiles/configDigest(environment:)``).
+/// What committing without libgit2 needs from the config, or that the config rules it out (`plain` false), as
+/// libgit2 read it while the config files' digest was `digest` (``GitFiles/configDigest(environment:)``);
+/// ``NoteHistory`` turns it into GitKit's settings.
 ///
 /// Derived data in `.git/nb/cache/commit-settings`, safe to delete: a missing, damaged or outdated file only means
 /// the next commit starts libgit2, which learns them again. A file of its own, so that a process keeping
 /// ``GitFacts`` it loaded earlier never writes over what a commit learnt meanwhile.
 struct CommitSettingsFacts: Equatable {
   var digest: String
-  var settings: PlainCommitSettings?
+  var plain: Bool
+  /// `user.name` and `user.email`; nil when unset or empty.
+  var name: String?
+  var email: String?
+  /// False when `core.logAllRefUpdates` is false.
+  var logsRefUpdates: Bool
 
   private static let header = "nb commit settings 1"
 
-  init(digest: String, settings: PlainCommitSettings?) {
+  init(digest: String, plain: Bool, name: String?, email: String?, logsRefUpdates: Bool) {
     self.digest = digest
-    self.settings = settings
+    self.plain = plain
+    self.name = name.flatMap { $0.isEmpty ? nil : $0 }
+    self.email = email.flatMap { $0.isEmpty ? nil : $0 }
+    self.logsRefUpdates = logsRefUpdates
   }
 
   /// The facts of `text`; nil for text in another shape (a file from another version, a torn write).
@@ -129,18 +137,13 @@ struct CommitSettingsFacts: Equatable {
       CacheShard.unescape(ArraySlice($0.utf8))
     }
     guard fields.count == 5, fields[1] == "0" || fields[1] == "1" else { return nil }
-    digest = fields[0]
-    // An empty name or e-mail is an unset one (PlainCommitSettings keeps neither).
-    settings =
-      fields[1] == "1"
-      ? PlainCommitSettings(name: fields[2], email: fields[3], logsRefUpdates: fields[4] == "1") : nil
+    // An empty name or e-mail is an unset one.
+    self.init(
+      digest: fields[0], plain: fields[1] == "1", name: fields[2], email: fields[3], logsRefUpdates: fields[4] == "1")
   }
 
   var text: String {
-    let fields = [
-      digest, settings == nil ? "0" : "1", settings?.name ?? "", settings?.email ?? "",
-      settings?.logsRefUpdates == false ? "0" : "1",
-    ]
+    let fields = [digest, plain ? "1" : "0", name ?? "", email ?? "", logsRefUpdates ? "1" : "0"]
     return Self.header + "\n" + fields.map(CacheShard.escape).joined(separator: "\t") + "\n"
   }
 

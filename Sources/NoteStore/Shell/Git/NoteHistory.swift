@@ -294,7 +294,9 @@ final class NoteHistory {
     guard let digest = GitFiles(gitDirectory: gitDirectory).configDigest(),
       let facts = CommitSettingsFacts.load(from: commitSettingsPath(gitDirectory)), facts.digest == digest
     else { return nil }
-    return facts.settings.map(KeptCommitSettings.init)
+    guard facts.plain else { return nil }
+    return KeptCommitSettings(
+      settings: PlainCommitSettings(name: facts.name, email: facts.email, logsRefUpdates: facts.logsRefUpdates))
   }
 
   /// ``plainCommitSettings(gitDirectory:)``'s answer, opaque outside the seam.
@@ -315,7 +317,11 @@ final class NoteHistory {
     guard let digest = GitFiles(gitDirectory: gitDirectory).configDigest() else { return }
     let path = Self.commitSettingsPath(gitDirectory)
     if CommitSettingsFacts.load(from: path)?.digest == digest { return }
-    CommitSettingsFacts(digest: digest, settings: git.plainCommitSettings()).save(to: path)
+    let settings = git.plainCommitSettings()
+    CommitSettingsFacts(
+      digest: digest, plain: settings != nil, name: settings?.name, email: settings?.email,
+      logsRefUpdates: settings?.logsRefUpdates ?? true
+    ).save(to: path)
   }
 
   /// Who commits: git's `user.name`, else nb's default.
