@@ -292,9 +292,9 @@ final class NoteHistory {
   /// or it rules such a commit out.
   static func plainCommitSettings(gitDirectory: URL) -> KeptCommitSettings? {
     guard let digest = GitFiles(gitDirectory: gitDirectory).configDigest(),
-      let facts = CommitSettingsFacts.load(from: commitSettingsPath(gitDirectory)), facts.digest == digest
+      let facts = CommitSettingsFacts.load(from: commitSettingsPath(gitDirectory)), facts.digest == digest,
+      facts.plain
     else { return nil }
-    guard facts.plain else { return nil }
     return KeptCommitSettings(
       settings: PlainCommitSettings(name: facts.name, email: facts.email, logsRefUpdates: facts.logsRefUpdates))
   }
@@ -304,15 +304,16 @@ final class NoteHistory {
     fileprivate let settings: PlainCommitSettings
   }
 
-  /// How many commits ``commitFromFiles(root:gitDirectory:paths:message:date:settings:)`` made in this process (tests look).
+  /// How many commits ``commitFromFiles(root:gitDirectory:paths:message:date:settings:)`` made in this process
+  /// (tests look).
   static let plainCommits = Counter()
 
   private static func commitSettingsPath(_ gitDirectory: URL) -> String {
     gitDirectory.appendingPathComponent("nb/cache/commit-settings").path
   }
 
-  /// Keeps what ``commitFromFiles(root:gitDirectory:paths:message:date:settings:)`` needs from this config, unless it is
-  /// kept already (a config that includes other files is never kept: its digest cannot see them change).
+  /// Keeps what ``commitFromFiles(root:gitDirectory:paths:message:date:settings:)`` needs from this config, unless
+  /// it is kept already (a config that includes other files is never kept: its digest cannot see them change).
   private func learnCommitSettings() {
     guard let digest = GitFiles(gitDirectory: gitDirectory).configDigest() else { return }
     let path = Self.commitSettingsPath(gitDirectory)
