@@ -61,10 +61,11 @@ extension Repository {
 /// start-up and configuration take longer than the rest of an `nb add`): the same commit, index and reflog as
 /// ``Repository/commit(paths:message:author:)`` makes through its byte patcher, for the common case only.
 ///
-/// Anything else is declined before anything is written, and the caller commits through libgit2: HEAD not on a
-/// branch with a commit, a linked worktree, a packed HEAD commit, an index whose cache tree does not say it holds
-/// exactly HEAD's tree (something staged), entries the patcher does not write, a file a filter could change (a CR
-/// or `$Id` in it), more paths than a commit writes loose, a large file, a `.git`-like path.
+/// Anything else is declined before anything is written (but for unreferenced objects when the index changes under
+/// the commit), and the caller commits through libgit2: HEAD not on a branch with a commit, a linked worktree, a
+/// packed HEAD commit, an index whose cache tree does not say it holds exactly HEAD's tree (something staged),
+/// entries the patcher does not write, a file a filter could change (a CR or `$Id` in it), more paths than a commit
+/// writes loose, a large file, a `.git`-like path.
 ///
 /// The steps are libgit2's: new objects as loose files (never replacing one), the index under `index.lock`, then
 /// the branch under its `.lock` after checking it still names the parent, with the reflog of the branch and of
@@ -153,7 +154,12 @@ public enum PlainCommit {
           case .remove: return before != nil
           }
         }
-      if indexChanged { try store.write(indexPath, staged.bytes, checkpoints: staged.checkpoints, derived: derived) }
+      if indexChanged,
+        try !store.write(
+          indexPath, staged.bytes, checkpoints: staged.checkpoints, derived: derived, ifStill: loaded.identity)
+      {
+        return .declined("the index changed while the commit was made")
+      }
       return .unchanged
     }
 
@@ -172,7 +178,12 @@ public enum PlainCommit {
     let commitID = commit.withUnsafeBytes { GitObjectHash.digest(prefix: Array("commit \(commit.count)\0".utf8), $0) }
     try writeLoose(objects, type: "commit", id: commitID, content: commit, stream: stream)
 
-    try store.write(indexPath, staged.bytes, checkpoints: staged.checkpoints, derived: derived)
+    // Under index.lock, the index must still be the one patched: a `git add` that wrote it meanwhile is not undone
+    // (libgit2 then commits from the index as it now is; the objects written here are only unreferenced).
+    guard
+      try store.write(
+        indexPath, staged.bytes, checkpoints: staged.checkpoints, derived: derived, ifStill: loaded.identity)
+    else { return .declined("the index changed while the commit was made") }
     let new = ObjectID(raw: commitID)
     do {
       let subject = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: true).first ?? ""
