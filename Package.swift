@@ -33,7 +33,9 @@ let package = Package(
     // dlopen on the first call, so that a command that never touches git never loads it (LazyLibGit2.c); nothing
     // links it. GitKit is the only product module importing it.
     .target(name: "CLibGit2", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-    .target(name: "GitKit", dependencies: ["CLibGit2", "TextFormat"]),
+    .target(name: "GitKit", dependencies: ["CLibGit2", "CSHA1", "TextFormat"]),
+    // SHA-1's compression function with the CPU's SHA extensions, checked for at run time (GitKit's SHA1).
+    .target(name: "CSHA1"),
     // One variadic SQLite call Swift cannot make (the system sqlite3.h, which GRDB links); used by the index.
     .target(name: "CSQLiteShim"),
     // Text both file formats share (RFC 3339 instants, UUID text, counted nouns), and trimming and padding without

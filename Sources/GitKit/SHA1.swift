@@ -1,3 +1,5 @@
+import CSHA1
+
 /// Plain SHA-1 (FIPS 180-4), used only for the index file's trailing checksum.
 ///
 /// libgit2 does not export a raw hash function (its `git_odb_hash` prefixes an object header), and its
@@ -28,9 +30,26 @@ struct SHA1 {
   /// The five chaining words.
   var words: (UInt32, UInt32, UInt32, UInt32, UInt32) { (h0, h1, h2, h3, h4) }
 
-  /// Consumes `count` bytes at `base`; `count` must be a multiple of 64 so the state stays resumable.
-  mutating func updateBlocks(_ base: UnsafeRawPointer, count: Int) {
+  /// Whether this CPU has the SHA extensions: ``updateBlocks(_:count:)`` then runs them (CSHA1), three times the
+  /// speed of the Swift rounds below on the 7 MB index of 100 000 notes.
+  static let accelerated = nb_sha1_accelerated() != 0
+
+  /// Consumes `count` bytes at `base`; `count` must be a multiple of 64 so the state stays resumable. `accelerated`
+  /// false runs the Swift rounds whatever the CPU (tests compare the two).
+  mutating func updateBlocks(_ base: UnsafeRawPointer, count: Int, accelerated: Bool = SHA1.accelerated) {
     precondition(count % 64 == 0, "SHA1.updateBlocks needs whole 64-byte blocks")
+    if accelerated {
+      // A homogeneous tuple is laid out as a C array.
+      var state = (h0, h1, h2, h3, h4)
+      withUnsafeMutableBytes(of: &state) { words in
+        nb_sha1_blocks(
+          words.baseAddress!.assumingMemoryBound(to: UInt32.self), base.assumingMemoryBound(to: UInt8.self),
+          count / 64)
+      }
+      (h0, h1, h2, h3, h4) = state
+      length += count
+      return
+    }
     var a = h0
     var b = h1
     var c = h2

@@ -144,7 +144,7 @@ final class WatchSyncTests: WatchTestCase {
     try a.write("inbox/good.md", "good\n")
     // The save is reported on its own and then pushed, or, when the watcher's first sync finds the files already
     // written (a race with its start), saved and pushed by that sync: either way a push follows the writes.
-    let pushed = try watcher.wait(for: "the push", after: mark) {
+    _ = try watcher.wait(for: "the push", after: mark) {
       $0.event == "synced" && $0.string("outcome") == "pushed"
     }
     // One more remote check at least (interval 1 s): still nothing of them.
