@@ -69,11 +69,7 @@ enum IndexCheckpoints {
     // a process costs more than the write (Foundation's setup, a bridge to NSString).
     guard let slash = file.lastIndex(of: "/") else { return }
     let directory = String(file[..<slash])
-    var made = directory.hasPrefix("/") ? "" : "."
-    for component in directory.split(separator: "/") {
-      made += "/" + component
-      if mkdir(made, 0o777) != 0 && errno != EEXIST { return }
-    }
+    guard (try? IndexFileStore.makeDirectories(directory)) != nil else { return }
     sweepLeftovers(of: file, in: directory)
     let temporary = file + ".\(getpid()).tmp"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)

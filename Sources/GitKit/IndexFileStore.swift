@@ -265,6 +265,16 @@ class IndexFileStore: @unchecked Sendable {
     throw posixError("open(\(lockPath))")
   }
 
+  /// Makes `directory` and any missing parents (`mkdir -p`), with POSIX calls: FileManager's first use in a process
+  /// costs more than the directories.
+  static func makeDirectories(_ directory: String) throws {
+    var made = directory.hasPrefix("/") ? "" : "."
+    for component in directory.split(separator: "/") {
+      made += "/" + component
+      if mkdir(made, 0o777) != 0 && errno != EEXIST { throw posixError("mkdir(\(made))") }
+    }
+  }
+
   /// Writes all of `bytes` to `fd` (`what` names the file in an error).
   static func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
     var done = 0

@@ -222,10 +222,8 @@ public enum PlainCommit {
         function: "git_index_add_bypath(\(path))", code: GIT_EINVALIDSPEC.rawValue,
         message: "\(path) is a directory in the work tree; pass file paths")
     case S_IFLNK:
-      content = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-      let count = readlink(full, &content, content.count)
-      guard count >= 0, count < content.count else { return .declined("an unreadable symlink") }
-      content.removeLast(content.count - count)
+      guard let target = symlinkTarget(full) else { return .declined("an unreadable symlink") }
+      content = target
     case S_IFREG:
       guard info.st_size <= Repository.packedFileLimit,
         let bytes = readWholeFile(full, expected: Int(info.st_size), limit: Repository.packedFileLimit)
@@ -237,7 +235,7 @@ public enum PlainCommit {
       return .declined("neither a file nor a symlink")
     }
     var record = Repository.statRecord(info)
-    record.mode = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
+    record.mode = Repository.gitMode(info)
     record.id = content.withUnsafeBytes { GitObjectHash.digest(prefix: Array("blob \(content.count)\0".utf8), $0) }
     record.path = Array(path.utf8)
     return .file(record, content: content)
@@ -335,12 +333,8 @@ public enum PlainCommit {
   /// Appends `bytes` to a reflog, making it (and its directories) when missing.
   private static func append(_ bytes: [UInt8], to log: String) throws {
     var fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
-    if fd < 0 && errno == ENOENT {
-      var directory = ""
-      for component in log.split(separator: "/").dropLast() {
-        directory += "/" + component
-        if mkdir(directory, 0o777) != 0 && errno != EEXIST { throw IndexFileStore.posixError("mkdir(\(directory))") }
-      }
+    if fd < 0 && errno == ENOENT, let slash = log.lastIndex(of: "/") {
+      try IndexFileStore.makeDirectories(String(log[..<slash]))
       fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
     }
     guard fd >= 0 else { throw IndexFileStore.posixError("open(\(log))") }

@@ -176,7 +176,7 @@ extension Repository {
           id = Self.bytes(of: oid)
         }
         var record = Self.statRecord(info)
-        record.mode = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
+        record.mode = Self.gitMode(info)
         record.id = id!
         record.path = Array(path.utf8)
         operations.append(.upsert(record))
@@ -204,10 +204,8 @@ extension Repository {
     let full = workTree.path + "/" + path
     var content: [UInt8]
     if symlink {
-      content = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-      let count = readlink(full, &content, content.count)
-      guard count >= 0, count < content.count else { return nil }
-      content.removeLast(content.count - count)
+      guard let target = symlinkTarget(full) else { return nil }
+      content = target
     } else {
       guard size <= Self.packedFileLimit,
         let bytes = readWholeFile(full, expected: size, limit: Self.packedFileLimit)
@@ -315,6 +313,11 @@ extension Repository {
     record.gid = UInt32(truncatingIfNeeded: info.st_gid)
     record.size = UInt32(truncatingIfNeeded: info.st_size)
     return record
+  }
+
+  /// The mode git records for a file or symlink: a link, an executable (by its owner's bit) or a plain file.
+  static func gitMode(_ info: stat) -> UInt32 {
+    (info.st_mode & S_IFMT) == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
   }
 
   /// For an entry recorded in the same second the old index was written: could its file have changed since
@@ -836,6 +839,15 @@ private final class LibGit2IndexWriter: IndexWriter {
 
   /// libgit2 keeps its own tree cache; the general path leaves it to it.
   func revalidateCacheTree(against tree: OpaquePointer) {}
+}
+
+/// The target a symlink at `full` names, as its blob holds it; nil when it cannot be read.
+func symlinkTarget(_ full: String) -> [UInt8]? {
+  var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+  let count = readlink(full, &buffer, buffer.count)
+  guard count >= 0, count < buffer.count else { return nil }
+  buffer.removeLast(buffer.count - count)
+  return buffer
 }
 
 /// The whole file at `full` (not following a symlink), or nil when it cannot be read or outgrows `limit`.

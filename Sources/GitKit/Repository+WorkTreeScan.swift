@@ -102,7 +102,8 @@ extension Repository {
   /// settle it), through `repository`, called at most once.
   public static func scanWorkTree(
     workTree: URL, gitDirectory: URL, settings: WorkTreeSettings, headTree: ObjectID,
-    repository: @escaping () throws -> Repository, onDirectory: ((_ directory: String, _ names: [String]) -> Void)? = nil
+    repository: @escaping () throws -> Repository,
+    onDirectory: ((_ directory: String, _ names: [String]) -> Void)? = nil
   ) throws -> WorkTreeScan? {
     try scanWorkTree(
       workTree: workTree, gitDirectory: gitDirectory, settings: settings, headTree: headTree,
@@ -174,12 +175,7 @@ extension Repository {
 
   /// The blob id of a file's bytes as they are (no filters), or of a symlink's target; nil when it cannot be read.
   private static func rawBlobID(_ path: String, symlink: Bool) -> [UInt8]? {
-    if symlink {
-      var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-      let count = readlink(path, &buffer, buffer.count)
-      guard count >= 0 else { return nil }
-      return GitObjectHash.blob(buffer[0..<count])
-    }
+    if symlink { return symlinkTarget(path).map { GitObjectHash.blob($0) } }
     guard let bytes = GitFiles.contents(of: path, limit: 64 << 20) else { return nil }
     return bytes.withUnsafeBytes { GitObjectHash.digest(prefix: Array("blob \(bytes.count)\0".utf8), $0) }
   }
@@ -200,7 +196,8 @@ extension Repository {
     let bytes = table.bytes
     // The root's name is empty: a NUL, then "<entry count> <subtree count>\n", then the id when the count is valid.
     guard range.count > 0, bytes[range.lowerBound] == 0,
-      let newline = bytes[range].firstIndex(of: 0x0A), let space = bytes[range.lowerBound..<newline].firstIndex(of: 0x20),
+      let newline = bytes[range].firstIndex(of: 0x0A),
+      let space = bytes[range.lowerBound..<newline].firstIndex(of: 0x20),
       let count = Int(String(decoding: bytes[(range.lowerBound + 1)..<space], as: UTF8.self)), count >= 0,
       newline + 21 <= range.upperBound
     else { return nil }
@@ -210,12 +207,7 @@ extension Repository {
   /// The blob id of a work-tree file as `git add` would store it (filters applied), or of a symlink's target;
   /// nil when it cannot be read.
   fileprivate func hashWorkTreeFile(_ path: String, symlink: Bool, hashing: OpaquePointer) -> [UInt8]? {
-    if symlink {
-      var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-      let count = readlink(workTree.path + "/" + path, &buffer, buffer.count)
-      guard count >= 0 else { return nil }
-      return GitObjectHash.blob(buffer[0..<count])
-    }
+    if symlink { return symlinkTarget(workTree.path + "/" + path).map { GitObjectHash.blob($0) } }
     var oid = git_oid()
     guard git_repository_hashfile(&oid, hashing, path, GIT_OBJECT_BLOB, nil) == 0 else { return nil }
     return Self.bytes(of: oid)
@@ -392,7 +384,8 @@ private final class WorkTreeWalker: @unchecked Sendable {
     let prefix = job.prefix
     if hasDeclined { return }
     // Opened from the root by its relative path: a job waiting on the queue holds no descriptor.
-    let fd = prefix.isEmpty
+    let fd =
+      prefix.isEmpty
       ? openat(rootFD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       : String(decoding: prefix.dropLast(), as: UTF8.self).withCString {
         openat(rootFD, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -446,7 +439,8 @@ private final class WorkTreeWalker: @unchecked Sendable {
           } else {
             let child = children[c]
             order = IndexFile.compare(
-              bytes(names[n]), UnsafeBufferPointer(rebasing: paths[child.nameStart..<(child.nameStart + child.nameCount)]))
+              bytes(names[n]),
+              UnsafeBufferPointer(rebasing: paths[child.nameStart..<(child.nameStart + child.nameCount)]))
           }
           if order < 0 {
             let name = names[n]
@@ -522,7 +516,7 @@ private final class WorkTreeWalker: @unchecked Sendable {
     // A directory or device where the index has a file, or a submodule: libgit2 reports those.
     guard type == S_IFREG || type == S_IFLNK, indexMode == 0o100644 || indexMode == 0o100755 || indexMode == 0o120000
     else { return false }
-    let workMode: UInt32 = type == S_IFLNK ? 0o120000 : (info.st_mode & S_IXUSR != 0 ? 0o100755 : 0o100644)
+    let workMode = Repository.gitMode(info)
     if (workMode == 0o120000) != (indexMode == 0o120000) {
       found.changes.append(StatusEntry(path: relative(prefix, name), staged: nil, unstaged: .typeChange))
       return true

@@ -247,10 +247,8 @@ final class NoteHistory {
     let commit: String?
     do {
       commit = try git.commit(paths: paths, message: message, author: signature)?.hex
-    } catch let error as GitError where error.isLocked && FileSystem.exists(indexLockPath) {
-      throw NoteStoreError.indexLocked(path: indexLockPath)
     } catch let error as GitError {
-      throw NoteStoreError.git(error.description)
+      throw Self.commitError(error, gitDirectory: gitDirectory)
     }
     learnCommitSettings()
     return commit
@@ -271,9 +269,7 @@ final class NoteHistory {
         workTree: root, gitDirectory: gitDirectory, paths: paths, message: message,
         author: settings.signature(date: date), committer: settings.signature(date: Date()), settings: settings)
     } catch let error as GitError {
-      let indexLock = gitDirectory.appendingPathComponent("index.lock").path
-      if error.isLocked && FileSystem.exists(indexLock) { throw NoteStoreError.indexLocked(path: indexLock) }
-      throw NoteStoreError.git(error.description)
+      throw commitError(error, gitDirectory: gitDirectory)
     }
     switch outcome {
     case .committed(let id):
@@ -285,6 +281,14 @@ final class NoteHistory {
     case .declined:
       return nil
     }
+  }
+
+  /// A commit's GitKit error in NoteStore's terms, whichever way the commit was made: git's index lock, which
+  /// people meet and can act on, by its path; anything else with GitKit's description.
+  private static func commitError(_ error: GitError, gitDirectory: URL) -> NoteStoreError {
+    let indexLock = gitDirectory.appendingPathComponent("index.lock").path
+    if error.isLocked && FileSystem.exists(indexLock) { return .indexLocked(path: indexLock) }
+    return .git(error.description)
   }
 
   /// What an earlier commit through libgit2 learnt from the config as it is now, for
