@@ -17,7 +17,8 @@ extension CacheTree {
   /// (`tree`'s own) are recorded, so git may reuse them when it writes a tree.
   static func revalidated(_ table: IndexTable, against tree: OpaquePointer, repository: OpaquePointer) throws -> Node {
     try validate(
-      existing(in: table), name: [], table: table, prefix: [], range: 0..<table.entries.count, tree: tree, repository: repository
+      existing(in: table), name: [], table: table, prefix: [], range: 0..<table.entries.count, tree: tree,
+      repository: repository
     ).node
   }
 
@@ -42,7 +43,8 @@ extension CacheTree {
     byName.reserveCapacity(count)
     for i in 0..<count {
       guard let entry = git_tree_entry_byindex(tree, i), let cName = git_tree_entry_name(entry) else { continue }
-      let entryName = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: strlen(cName))
+      let entryName = UnsafeBufferPointer(
+        start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: strlen(cName))
       byName[ArraySlice(entryName)] = entry
     }
     var equal = kids.count == count
@@ -80,13 +82,16 @@ extension CacheTree {
       try check("git_tree_lookup", git_tree_lookup(&subtree, repository, git_tree_entry_id(entry)))
       defer { git_tree_free(subtree) }
       let sub = try validate(
-        previous, name: Array(kidName), table: table, prefix: prefix + kidName + [0x2F], range: kid.range, tree: subtree!,
+        previous, name: Array(kidName), table: table, prefix: prefix + kidName + [0x2F], range: kid.range,
+        tree: subtree!,
         repository: repository)
       children.append(sub.node)
       equal = equal && sub.equal
     }
     // git keeps subtrees ordered by name length, then bytes (subtree_name_cmp), and writes them in that order.
-    children.sort { $0.name.count != $1.name.count ? $0.name.count < $1.name.count : $0.name.lexicographicallyPrecedes($1.name) }
+    children.sort {
+      $0.name.count != $1.name.count ? $0.name.count < $1.name.count : $0.name.lexicographicallyPrecedes($1.name)
+    }
     if equal { return (Node(name: name, entryCount: range.count, id: treeID, children: children), true) }
     return (Node(name: name, entryCount: -1, id: nil, children: children), false)
   }
@@ -96,25 +101,33 @@ extension IndexFile {
   /// `snapshot` (decoded as `table`) with its `TREE` extension replaced by `root`, other extensions kept, and the
   /// checksum recomputed from the first changed byte on.
   static func replacingCacheTree(_ snapshot: Snapshot, table: IndexTable, root: CacheTree.Node) -> Snapshot {
-    let input = snapshot.bytes
-    var out = Array(input[0..<table.entriesEnd])
+    var result = snapshot
+    replaceCacheTree(&result, entriesEnd: table.entriesEnd, root: root)
+    return result
+  }
+
+  /// Replaces the `TREE` extension of `snapshot`, whose entries end at `entriesEnd`, by `root`, keeping the other
+  /// extensions, and recomputes the checksum from `entriesEnd` on. In place when the caller holds the only
+  /// reference to the bytes (no `IndexTable` of them alive): an index of 100 000 entries is not copied again.
+  static func replaceCacheTree(_ snapshot: inout Snapshot, entriesEnd: Int, root: CacheTree.Node) {
+    let bodyEnd = snapshot.bytes.count - 20
+    var tail = Array("TREE".utf8)
     var tree: [UInt8] = []
     CacheTree.serialize(root, into: &tree)
-    out.append(contentsOf: Array("TREE".utf8))
-    appendUInt32(&out, UInt32(tree.count))
-    out.append(contentsOf: tree)
-    var offset = table.entriesEnd
-    let bodyEnd = input.count - 20
+    appendUInt32(&tail, UInt32(tree.count))
+    tail.append(contentsOf: tree)
+    var offset = entriesEnd
     while offset + 8 <= bodyEnd {
-      let size = Int(readUInt32(input, offset + 4))
-      let isTree = input[offset..<(offset + 4)].elementsEqual(Array("TREE".utf8))
-      if !isTree { out.append(contentsOf: input[offset..<min(bodyEnd, offset + 8 + size)]) }
+      let size = Int(readUInt32(snapshot.bytes, offset + 4))
+      let isTree = snapshot.bytes[offset..<(offset + 4)].elementsEqual("TREE".utf8)
+      if !isTree { tail.append(contentsOf: snapshot.bytes[offset..<min(bodyEnd, offset + 8 + size)]) }
       offset += 8 + size
     }
+    snapshot.bytes.replaceSubrange(entriesEnd..., with: tail)
     let (digest, checkpoints) = checksum(
-      out, bodyCount: out.count, resumingFrom: snapshot.checkpoints, unchangedPrefix: table.entriesEnd)
-    out.append(contentsOf: digest)
-    return Snapshot(bytes: out, checkpoints: checkpoints)
+      snapshot.bytes, bodyCount: snapshot.bytes.count, resumingFrom: snapshot.checkpoints, unchangedPrefix: entriesEnd)
+    snapshot.bytes.append(contentsOf: digest)
+    snapshot.checkpoints = checkpoints
   }
 }
 

@@ -65,6 +65,9 @@ struct IndexPatchResult {
   var removedDescendants: Bool
   /// The tree id the cache tree gave the whole index before the patch (nil: it had none, or not a valid one).
   var previousRootTreeID: [UInt8]? = nil
+  /// The table of `bytes`, gathered while they were written (only when asked for): decoding them again would walk
+  /// the whole index a second time.
+  var table: IndexTable? = nil
 }
 
 /// A byte-level editor for git's index file (https://git-scm.com/docs/index-format, versions 2 to 4).
@@ -121,10 +124,11 @@ enum IndexFile {
   ///   - racyCutoff: the old index file's mtime in seconds. An entry modified at or after it may have changed
   ///     within the timestamp's granularity after it was recorded ("racy git"); once the index is rewritten with
   ///     a later mtime, git would trust its stat data. Like git, such entries are checked and smudged (size 0).
+  ///   - buildTable: also return the result's ``IndexTable`` (``IndexPatchResult/table``).
   ///   - isRacilyModified: asked for each such entry; true smudges it.
   /// - Throws: `IndexNotHandled` for anything this patcher does not do (the caller then uses libgit2).
   static func patch(
-    _ snapshot: Snapshot, _ operations: [IndexPatchOperation], racyCutoff: UInt32?,
+    _ snapshot: Snapshot, _ operations: [IndexPatchOperation], racyCutoff: UInt32?, buildTable: Bool = false,
     isRacilyModified: (IndexEntryRecord) -> Bool = { _ in true }
   ) throws -> IndexPatchResult {
     let input = snapshot.bytes
@@ -135,7 +139,8 @@ enum IndexFile {
     }
 
     let lookup = OperationLookup(ops)
-    var writer = EntryWriter(version: version, capacity: input.count + 256 * ops.count)
+    // Room for the inserted entries, and for a cache tree made whole again in place (`replaceCacheTree`).
+    var writer = EntryWriter(version: version, capacity: input.count + 256 * ops.count + 4096)
     writer.out.append(contentsOf: input[0..<12])
     var previous: [[UInt8]: IndexEntryRecord] = [:]
     var removedDescendants = false
@@ -148,6 +153,7 @@ enum IndexFile {
     var currentPath: [UInt8] = []
     previousPath.reserveCapacity(512)
     currentPath.reserveCapacity(512)
+    var table = TableBuilder(version: version, entryCount: buildTable ? entryCount + ops.count : 0)
 
     try input.withUnsafeBufferPointer { buffer in
       let base = buffer.baseAddress!
@@ -197,6 +203,7 @@ enum IndexFile {
           while nextOp < ops.count, lookup.compare(op: nextOp, path) < 0 {
             if case .upsert(let record) = ops[nextOp] {
               try writer.flush(from: base, to: offset)
+              if buildTable { table.add(record, at: writer.out.count) }
               writer.insert(record, previousPath: previousPath)
             }
             nextOp += 1
@@ -234,6 +241,14 @@ enum IndexFile {
           writer.drop(through: offset + entrySize, previousPath: previousPath)
         case .keep, .keepSmudged:
           let reencode = version == 4 && !writer.lastEmittedIsPreviousInput
+          if buildTable {
+            // Where the entry lands: after what is written and the input not yet copied before it (which a
+            // re-encoded or smudged entry flushes first).
+            let at = writer.out.count + offset - writer.runStart
+            withPath(base, pathStart, pathCount, currentPath) { path in
+              table.add(at: at, headerSize: headerSize, path: path, flags: flags, extendedFlags: extendedFlags)
+            }
+          }
           if reencode || decision == .keepSmudged {
             try writer.flush(from: base, to: offset)
             let start = writer.out.count
@@ -250,10 +265,15 @@ enum IndexFile {
       }
       try writer.flush(from: base, to: offset)
       while nextOp < ops.count {
-        if case .upsert(let record) = ops[nextOp] { writer.insert(record, previousPath: previousPath) }
+        if case .upsert(let record) = ops[nextOp] {
+          if buildTable { table.add(record, at: writer.out.count) }
+          writer.insert(record, previousPath: previousPath)
+        }
         nextOp += 1
       }
     }
+    let entriesEnd = writer.out.count
+    var cacheTreeRange: Range<Int>?
 
     // Extensions: keep TREE (with the touched paths invalidated), drop optional caches, decline required ones.
     while offset < bodyEnd {
@@ -271,6 +291,7 @@ enum IndexFile {
         }
         writer.out.append(contentsOf: signature)
         appendUInt32(&writer.out, UInt32(tree.count))
+        cacheTreeRange = writer.out.count..<(writer.out.count + tree.count)
         writer.out.append(contentsOf: tree)
       } else if !(0x41...0x5A).contains(signature[0]) {
         throw IndexNotHandled(reason: "required extension \(String(decoding: signature, as: UTF8.self))")
@@ -286,7 +307,48 @@ enum IndexFile {
     writer.out.append(contentsOf: digest)
     return IndexPatchResult(
       bytes: writer.out, checkpoints: checkpoints, previous: previous, removedDescendants: removedDescendants,
-      previousRootTreeID: previousRootTreeID)
+      previousRootTreeID: previousRootTreeID,
+      table: buildTable
+        ? IndexTable(
+          bytes: writer.out, version: version, entries: table.entries, paths: version == 4 ? table.paths : nil,
+          cacheTree: cacheTreeRange, entriesEnd: entriesEnd, hasUnusualEntries: table.hasUnusualEntries) : nil)
+  }
+
+  /// Gathers the ``IndexTable`` of the patch's output as its entries are decided.
+  private struct TableBuilder {
+    let version: UInt32
+    var entries: [IndexTable.Entry] = []
+    /// Version 4's paths (below it, the table points into the file's bytes).
+    var paths: [UInt8] = []
+    var hasUnusualEntries = false
+
+    init(version: UInt32, entryCount: Int) {
+      self.version = version
+      entries.reserveCapacity(entryCount)
+      if version == 4 { paths.reserveCapacity(entryCount * 48) }
+    }
+
+    /// An entry kept from the input, written at output offset `at`.
+    mutating func add(at: Int, headerSize: Int, path: UnsafeBufferPointer<UInt8>, flags: UInt16, extendedFlags: UInt16)
+    {
+      if flags & 0xB000 != 0 || extendedFlags != 0 { hasUnusualEntries = true }
+      var pathStart = at + headerSize
+      if version == 4 {
+        pathStart = paths.count
+        paths.append(contentsOf: path)
+      }
+      entries.append(
+        IndexTable.Entry(
+          offset: Int32(at), pathStart: Int32(pathStart), pathCount: Int32(path.count), flags: flags,
+          extendedFlags: extendedFlags))
+    }
+
+    /// An inserted entry (no extended flags), written at output offset `at`.
+    mutating func add(_ record: IndexEntryRecord, at: Int) {
+      record.path.withUnsafeBufferPointer { path in
+        add(at: at, headerSize: 62, path: path, flags: UInt16(min(record.path.count, 0xFFF)), extendedFlags: 0)
+      }
+    }
   }
 
   /// True when some entry has a conflict stage (1-3), found by walking the entries without decoding paths; so

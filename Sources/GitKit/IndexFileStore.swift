@@ -137,16 +137,20 @@ class IndexFileStore: @unchecked Sendable {
   /// Reads `size` bytes from `fd` (the open index at `path`, whose stat identity is `identity`) and verifies their
   /// checksum, unless the states kept for that very version (``IndexCheckpoints``) vouch for them.
   func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Outcome<IndexFile.Snapshot> {
-    var bytes = [UInt8](repeating: 0, count: size)
-    var done = 0
-    let failed = bytes.withUnsafeMutableBytes { buffer -> Bool in
+    // Read straight into uninitialised memory: zeroing 7 MB first (at 100 000 entries) costs as much as the read.
+    var failed = false
+    let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+      var done = 0
       while done < size {
         let n = read(fd, buffer.baseAddress! + done, size - done)
         if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return true }
+        if n <= 0 {
+          failed = true
+          break
+        }
         done += n
       }
-      return false
+      initialized = done
     }
     if failed { return .failure(.io(Self.posixError("read(\(path))"))) }
     let file = checkpointsFile(for: path, size: bytes.count)

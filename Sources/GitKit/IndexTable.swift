@@ -5,8 +5,9 @@
 #endif
 
 /// Every entry of a verified index file, decoded once into a table a status walk can search: the entries' fixed
-/// fields stay in the file's bytes (read on demand), their paths are gathered into one buffer (version 4 compresses
-/// them, so they cannot be pointed at in place).
+/// fields stay in the file's bytes (read on demand), and so do their paths in versions 2 and 3 (`paths` is then the
+/// file's own buffer, shared, not copied); version 4 compresses paths, so they are gathered into a buffer of their
+/// own.
 ///
 /// libgit2's own index load allocates an entry per path and sorts them; a status that only compares stat data needs
 /// neither, and reads this table in a fraction of the time.
@@ -29,7 +30,8 @@ struct IndexTable {
   let bytes: [UInt8]
   let version: UInt32
   private(set) var entries: [Entry] = []
-  /// Every path, back to back, `/`-separated, no terminators.
+  /// Where `Entry.pathStart` points: `bytes` itself in versions 2 and 3; in version 4, every path back to back,
+  /// `/`-separated, no terminators.
   private(set) var paths: [UInt8] = []
   /// The `TREE` extension's payload, when the file has one.
   private(set) var cacheTree: Range<Int>?
@@ -38,6 +40,21 @@ struct IndexTable {
   /// True when an entry has a conflict stage, assume-valid, skip-worktree or intent-to-add: states a status walk
   /// that only compares stat data does not model.
   private(set) var hasUnusualEntries = false
+
+  /// A table gathered while the file was written (``IndexFile/patch(_:_:racyCutoff:buildTable:isRacilyModified:)``),
+  /// equal to the one decoded from `bytes`.
+  init(
+    bytes: [UInt8], version: UInt32, entries: [Entry], paths: [UInt8]?, cacheTree: Range<Int>?, entriesEnd: Int,
+    hasUnusualEntries: Bool
+  ) {
+    self.bytes = bytes
+    self.version = version
+    self.entries = entries
+    self.paths = paths ?? bytes
+    self.cacheTree = cacheTree
+    self.entriesEnd = entriesEnd
+    self.hasUnusualEntries = hasUnusualEntries
+  }
 
   /// Decodes `snapshot` (already checksum-verified); throws `IndexNotHandled` for anything malformed or unknown.
   init(_ snapshot: IndexFile.Snapshot) throws {
@@ -53,8 +70,8 @@ struct IndexTable {
     var entries: [Entry] = []
     entries.reserveCapacity(count)
     var paths: [UInt8] = []
-    // A v2/v3 path averages well under 64 bytes; the reservation avoids most regrowth at 100k entries.
-    paths.reserveCapacity(min(bodyEnd, count * 48))
+    // A version 4 path averages well under 64 bytes; the reservation avoids most regrowth at 100k entries.
+    if version == 4 { paths.reserveCapacity(min(bodyEnd, count * 48)) }
     var unusual = false
     var offset = 12
     let version = version
@@ -75,21 +92,27 @@ struct IndexTable {
           headerSize = 64
         }
         if flags & 0xB000 != 0 || extended != 0 { unusual = true }
-        let start = paths.count
         if version < 4 {
           let pathStart = offset + headerSize
-          var nul = pathStart
-          while nul < bodyEnd, base[nul] != 0 { nul += 1 }
-          guard nul < bodyEnd else { throw IndexNotHandled(reason: "unterminated path at \(offset)") }
-          paths.append(contentsOf: UnsafeBufferPointer(start: base + pathStart, count: nul - pathStart))
+          // The flags hold the length below 0xFFF; only longer paths need their terminator looked for.
+          var nul = pathStart + Int(flags & 0xFFF)
+          if flags & 0xFFF == 0xFFF {
+            guard let found = memchr(base + pathStart, 0, bodyEnd - pathStart) else {
+              throw IndexNotHandled(reason: "unterminated path at \(offset)")
+            }
+            nul = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+          }
+          // As git reads it: the length field is trusted, and must end at the terminator.
+          guard nul < bodyEnd, base[nul] == 0 else { throw IndexNotHandled(reason: "malformed path at \(offset)") }
           let size = (headerSize + (nul - pathStart) + 8) & ~7
           guard offset + size <= bodyEnd else { throw IndexNotHandled(reason: "malformed entry at \(offset)") }
           entries.append(
             Entry(
-              offset: Int32(offset), pathStart: Int32(start), pathCount: Int32(nul - pathStart), flags: flags,
+              offset: Int32(offset), pathStart: Int32(pathStart), pathCount: Int32(nul - pathStart), flags: flags,
               extendedFlags: extended))
           offset += size
         } else {
+          let start = paths.count
           // Version 4: the path is the previous one less `strip` trailing bytes, then this entry's suffix.
           var cursor = offset + headerSize
           guard cursor < bodyEnd else { throw IndexNotHandled(reason: "malformed version 4 entry at \(offset)") }
@@ -134,7 +157,7 @@ struct IndexTable {
       offset += 8 + size
     }
     self.entries = entries
-    self.paths = paths
+    self.paths = version == 4 ? paths : bytes
     self.hasUnusualEntries = unusual
   }
 

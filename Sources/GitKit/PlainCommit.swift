@@ -89,6 +89,17 @@ public enum PlainCommit {
     workTree: URL, gitDirectory: URL, paths: [String], message: String, author: Signature, committer: Signature,
     settings: PlainCommitSettings
   ) throws -> Outcome {
+    try commit(
+      workTree: workTree, gitDirectory: gitDirectory, paths: paths, message: message, author: author,
+      committer: committer, settings: settings, store: .shared)
+  }
+
+  /// ``commit(workTree:gitDirectory:paths:message:author:committer:settings:)`` reading and writing the index
+  /// through `store` (tests pass one that counts, or that lets another writer in).
+  static func commit(
+    workTree: URL, gitDirectory: URL, paths: [String], message: String, author: Signature, committer: Signature,
+    settings: PlainCommitSettings, store: IndexFileStore
+  ) throws -> Outcome {
     let paths = try Repository.normalized(paths)
     let files = GitFiles(gitDirectory: gitDirectory)
     guard files.commonDirectory == files.gitDirectory else { return .declined("a linked worktree") }
@@ -108,7 +119,6 @@ public enum PlainCommit {
         function: "git_index_write", code: GitError.lockedCode,
         message: "\(indexPath).lock exists: another git process is running, or one crashed and left it behind")
     }
-    let store = IndexFileStore.shared
     guard case .success(let loaded) = store.load(indexPath) else { return .declined("the index cannot be read") }
 
     var operations: [IndexPatchOperation] = []
@@ -124,22 +134,31 @@ public enum PlainCommit {
     }
     let racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
     guard
-      let patched = try? IndexFile.patch(
-        loaded.snapshot, operations, racyCutoff: racyCutoff,
+      var patched = try? IndexFile.patch(
+        loaded.snapshot, operations, racyCutoff: racyCutoff, buildTable: true,
         isRacilyModified: { isRacilyModified($0, root: root) })
     else { return .declined("the index patcher declined") }
     guard let headTree = bytes(ofHex: parentCommit.tree.hex), patched.previousRootTreeID == headTree else {
       return .declined("the index does not hold exactly HEAD's tree")
     }
-    let patchedSnapshot = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
-    guard let table = try? IndexTable(patchedSnapshot), !table.hasUnusualEntries else {
-      return .declined("the index has entries a tree is not made from here")
-    }
+    // The patched bytes get their cache tree in place: `staged` must hold the only reference to them, so the
+    // patch's table of them lives only while the trees are made.
+    var staged = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
+    patched.bytes = []
     var trees: [(id: [UInt8], content: [UInt8])] = []
-    let tree = try CacheTree.built(table, existing: CacheTree.existing(in: table)) { id, content in
-      trees.append((id, content))
+    let tree: CacheTree.Node
+    let entriesEnd: Int
+    do {
+      guard let table = patched.table, !table.hasUnusualEntries else {
+        return .declined("the index has entries a tree is not made from here")
+      }
+      patched.table = nil
+      tree = try CacheTree.built(table, existing: CacheTree.existing(in: table)) { id, content in
+        trees.append((id, content))
+      }
+      entriesEnd = table.entriesEnd
     }
-    let staged = IndexFile.replacingCacheTree(patchedSnapshot, table: table, root: tree)
+    IndexFile.replaceCacheTree(&staged, entriesEnd: entriesEnd, root: tree)
     var derived = IndexFileStore.Derived()
     // The patch writes stage-0 entries only, so an index without conflicts stays without.
     if loaded.derived.hasConflicts == false { derived.hasConflicts = false }
@@ -191,7 +210,7 @@ public enum PlainCommit {
         files, reference: reference, from: parent, to: new, settings: settings, when: committer,
         message: "commit: " + String(subject))
     } catch {
-      restore(patched, operations, indexPath: indexPath, root: root)
+      restore(patched, operations, indexPath: indexPath, root: root, store: store)
       throw error
     }
     return .committed(new)
@@ -346,7 +365,8 @@ public enum PlainCommit {
   /// failed, and that is the error worth reporting). A restored entry has no stat data, so git compares its file's
   /// contents next time instead of trusting a stale timestamp.
   private static func restore(
-    _ patched: IndexPatchResult, _ operations: [IndexPatchOperation], indexPath: String, root: String
+    _ patched: IndexPatchResult, _ operations: [IndexPatchOperation], indexPath: String, root: String,
+    store: IndexFileStore
   ) {
     var undo: [IndexPatchOperation] = []
     for operation in operations {
@@ -356,7 +376,6 @@ public enum PlainCommit {
         undo.append(.remove(path: operation.path, descendants: false))
       }
     }
-    let store = IndexFileStore.shared
     guard case .success(let loaded) = store.load(indexPath),
       let restored = try? IndexFile.patch(
         loaded.snapshot, undo, racyCutoff: UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds),

@@ -25,6 +25,29 @@ extension Repository {
   ///   commit; if the final ref update fails, the paths' index entries are put back as they were.
   @discardableResult
   public func commit(paths: [String], message: String, author: Signature? = nil) throws -> ObjectID? {
+    // The patcher writes the index only if it is still the file it patched: a `git add` that replaced it
+    // meanwhile is kept, and the commit is made again from the index as it now is.
+    var attempts = 0
+    while true {
+      do {
+        return try commitOnce(paths: paths, message: message, author: author)
+      } catch is IndexReplaced {
+        attempts += 1
+        guard attempts < 4 else {
+          throw GitError(
+            function: "git_index_write", code: GIT_EMODIFIED.rawValue,
+            message: "the index kept being replaced by another process while the commit was made; nothing was committed"
+          )
+        }
+      }
+    }
+  }
+
+  /// The index file was replaced between the patcher's read and its write: ``commit(paths:message:author:)``
+  /// commits again from the index as it now is.
+  struct IndexReplaced: Error {}
+
+  private func commitOnce(paths: [String], message: String, author: Signature?) throws -> ObjectID? {
     let paths = try Self.normalized(paths)
     // libgit2 keeps a repository's index at <git dir>/index (per worktree), whatever GIT_INDEX_FILE says.
     let indexPath = gitDirectory.appendingPathComponent("index").path
@@ -648,6 +671,9 @@ private final class PatchingIndexWriter: IndexWriter {
   private let indexPath: String
   private let store: IndexFileStore
   private var result: IndexFile.Snapshot?
+  /// The identity of the index file that was patched, until the first write: that write happens only if the file
+  /// is still this one (a later write, restoring entries, replaces the file this writer wrote itself).
+  private var patchedIdentity: IndexFileStore.Identity?
   private var derived = IndexFileStore.Derived()
   private var racyCutoff: UInt32 = 0
   /// HEAD's tree id: an index whose cache tree says it holds exactly that tree gets its new trees made from it.
@@ -665,16 +691,12 @@ private final class PatchingIndexWriter: IndexWriter {
   /// Makes every tree of the patched index that its cache tree does not hold as valid (see
   /// ``CacheTree/built(_:existing:store:)``); nil when the index has entries a tree cannot be made from this way
   /// (conflicts, intent-to-add, skip-worktree), which libgit2's path then handles.
-  private func buildTrees(_ patched: IndexPatchResult, objects: NewObjects) throws -> (
-    root: CacheTree.Node, table: IndexTable
-  )? {
-    guard let table = try? IndexTable(IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)),
-      !table.hasUnusualEntries
-    else { return nil }
+  private func buildTrees(_ table: IndexTable, objects: NewObjects) throws -> (root: CacheTree.Node, entriesEnd: Int)? {
+    guard !table.hasUnusualEntries else { return nil }
     let root = try CacheTree.built(table, existing: CacheTree.existing(in: table)) { id, content in
       try objects.storeTree(id: id, content: content)
     }
-    return (root, table)
+    return (root, table.entriesEnd)
   }
 
   /// Hashes and patches the paths in memory; nil, before anything is written, when the index or the repository's
@@ -692,29 +714,40 @@ private final class PatchingIndexWriter: IndexWriter {
     var operations: [IndexPatchOperation] = []
     racyCutoff = UInt32(truncatingIfNeeded: loaded.identity.mtimeSeconds)
     var patched: IndexPatchResult?
-    var built: (root: CacheTree.Node, table: IndexTable)?
+    var snapshot: IndexFile.Snapshot?
+    var built: (root: CacheTree.Node, entriesEnd: Int)?
     let attributeFiles = try? store.attributeFiles(indexPath, loaded)
     try repository.withAttributesOnlyIndex(attributeFiles) { hashing in
       let objects = NewObjects(repository: repository, hashing: hashing, pathCount: paths.count)
       try repository.hashPaths(paths, into: &operations, objects: objects)
       if operations.count == paths.count {
         patched = try? IndexFile.patch(
-          loaded.snapshot, operations, racyCutoff: racyCutoff,
+          loaded.snapshot, operations, racyCutoff: racyCutoff, buildTable: true,
           isRacilyModified: { self.repository.isRacilyModified($0, hashing: hashing) })
+        // The bytes move to `snapshot`, the only reference to them once the table is dropped, so that the cache
+        // tree is replaced in place.
+        let table = patched?.table
+        patched?.table = nil
+        if let bytes = patched?.bytes, let checkpoints = patched?.checkpoints {
+          snapshot = IndexFile.Snapshot(bytes: bytes, checkpoints: checkpoints)
+          patched?.bytes = []
+        }
         // The index held HEAD's tree and nothing else (its cache tree said so): patched, it holds exactly the
         // tree to commit, made from it with no tree of HEAD read.
-        if let patched, let before = patched.previousRootTreeID, before == headTreeID {
-          built = try buildTrees(patched, objects: objects)
+        if let table, let before = patched?.previousRootTreeID, before == headTreeID {
+          built = try buildTrees(table, objects: objects)
         }
       }
       try objects.finish()
     }
-    guard let patched else { return nil }
-    result = IndexFile.Snapshot(bytes: patched.bytes, checkpoints: patched.checkpoints)
-    if let built, let current = result {
-      result = IndexFile.replacingCacheTree(current, table: built.table, root: built.root)
+    guard let patched, var patchedIndex = snapshot else { return nil }
+    snapshot = nil
+    patchedIdentity = loaded.identity
+    if let built {
+      IndexFile.replaceCacheTree(&patchedIndex, entriesEnd: built.entriesEnd, root: built.root)
       treeBuilt = true
     }
+    result = patchedIndex
 
     // The patch writes stage-0 entries only and declines touched conflicted paths, so "no conflicts" carries
     // over; the attribute files carry over unless one of them (or a directory) was touched.
@@ -743,7 +776,10 @@ private final class PatchingIndexWriter: IndexWriter {
 
   func write() throws {
     guard let result else { return }
-    try store.write(indexPath, result.bytes, checkpoints: result.checkpoints, derived: derived)
+    let expected = patchedIdentity
+    patchedIdentity = nil
+    guard try store.write(indexPath, result.bytes, checkpoints: result.checkpoints, derived: derived, ifStill: expected)
+    else { throw Repository.IndexReplaced() }
   }
 
   func apply(_ undo: [IndexUndo]) throws {

@@ -10,6 +10,15 @@ final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
   private var reads = 0
   private var written = 0
   private var verifications = 0
+  private var nextWriteHook: (() throws -> Void)?
+
+  /// Runs `hook` once, at the start of the next `write` (before its lock is taken): another writer that gets in
+  /// between a reader and its write.
+  func beforeNextWrite(_ hook: @escaping () throws -> Void) {
+    lock.lock()
+    nextWriteHook = hook
+    lock.unlock()
+  }
 
   /// Index files whose whole checksum was computed to verify them.
   var verified: Int {
@@ -62,6 +71,11 @@ final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
     _ path: String, _ bytes: [UInt8], checkpoints: [SHA1], derived: Derived = Derived(),
     keepingModificationTime mtime: (seconds: Int, nanoseconds: Int)? = nil, ifStill expected: Identity? = nil
   ) throws -> Bool {
+    lock.lock()
+    let hook = nextWriteHook
+    nextWriteHook = nil
+    lock.unlock()
+    try hook?()
     let wrote = try super.write(
       path, bytes, checkpoints: checkpoints, derived: derived, keepingModificationTime: mtime, ifStill: expected)
     lock.lock()

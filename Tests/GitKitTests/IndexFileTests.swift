@@ -250,6 +250,112 @@ final class IndexFileTests: GitKitTestCase {
     XCTAssertTrue(["", "?? b.md\n"].contains(try git.statusPorcelain()))
   }
 
+  /// A `git add` that rewrites the index between the patcher's read and its write is not undone: the commit is
+  /// made again from the index as git left it, so what git staged stays staged and only the path asked for is
+  /// committed.
+  func testAnIndexReplacedBeforeThePatchersWriteIsKept() throws {
+    let repo = try makeRepository()
+    try write("a.md", "a\n")
+    try write("b.md", "b\n")
+    try repo.commit(paths: ["a.md", "b.md"], message: "one")
+    let store = CountingIndexFileStore.attached(to: repo)
+    try write("a.md", "a, edited\n")
+    try write("b.md", "b, staged by git\n")
+    store.beforeNextWrite { try self.git.run("add", "b.md") }
+    XCTAssertNotNil(try repo.commit(paths: ["a.md"], message: "two"))
+    XCTAssertEqual(try git.run("diff", "--cached", "--name-only"), "b.md\n")
+    XCTAssertEqual(try git.run("show", "--name-only", "--format=", "HEAD"), "a.md\n")
+    XCTAssertEqual(try git.run("show", "HEAD:a.md"), "a, edited\n")
+    try git.fsck()
+  }
+
+  /// The table reads every path of git's own index in versions 2, 3 and 4 (where, below version 4, paths are read
+  /// in place, their length taken from the flags), including paths of 0xFFF bytes and more, whose flags say only
+  /// "long": git lists the same paths in the same order.
+  func testTheTableReadsEveryPathGitWroteInEachVersion() throws {
+    try git.run("init", "-q")
+    for path in ["a.md", "notes/b.md", "notes/deep/c.md", "z.md"] { try write(path, "\(path)\n") }
+    try git.run("add", "-A")
+    let blob = try git.run("hash-object", "-w", "a.md").trimmingCharacters(in: .whitespacesAndNewlines)
+    // No file can have such a path here (PATH_MAX), but the index can hold one.
+    let long = (0..<17).map { String(repeating: Character(String($0 % 10)), count: 250) }.joined(separator: "/")
+    for path in [long + "/x.md", String(long.prefix(0xFFF - 3)) + ".md", "notes/" + long + ".md"] {
+      try git.run("update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)")
+    }
+    let expected = lines(try git.run("ls-files"))
+    XCTAssertTrue(expected.contains { $0.utf8.count == 0xFFF }, "a path of exactly 0xFFF bytes")
+    XCTAssertTrue(expected.contains { $0.utf8.count > 0xFFF })
+    for version in ["2", "3", "4"] {
+      // git writes version 3 only while some entry has extended flags.
+      if version == "3" { try git.run("update-index", "--skip-worktree", "z.md") }
+      try git.run("update-index", "--index-version", version)
+      let table = try IndexTable(try XCTUnwrap(IndexFile.verify(try indexBytes())))
+      XCTAssertEqual(table.version, UInt32(version))
+      XCTAssertEqual(table.entries.map(table.pathString), expected, "version \(version)")
+      XCTAssertEqual(table.entries.map { lowercaseHex(Array(table.id($0))) }.first, blob)
+    }
+  }
+
+  /// The table a patch gathers while it writes is the table decoded from what it wrote, entry for entry: over
+  /// random upserts and removals (of files and of whole directories), with racily clean entries smudged at random,
+  /// in index versions 2, 3 (an entry with extended flags) and 4.
+  func testThePatchsTableIsTheTableOfWhatItWrote() throws {
+    try git.run("init", "-q")
+    var rng = SplitMix64(seed: 29)
+    var pool: [String] = []
+    for folder in ["", "a/", "a/b/", "c/", "c/d/e/"] {
+      for name in ["x.md", "y.md", "z-\(folder.count).md"] { pool.append(folder + name) }
+    }
+    for path in pool { try write(path, "\(path)\n") }
+    try git.run("add", "-A")
+    try git.run("write-tree")
+    for version in ["2", "3", "4"] {
+      if version == "3" { try git.run("update-index", "--skip-worktree", "x.md") }
+      try git.run("update-index", "--index-version", version)
+      let snapshot = try XCTUnwrap(IndexFile.verify(try indexBytes()))
+      for round in 0..<40 {
+        var operations: [IndexPatchOperation] = []
+        var used = Set<String>()
+        for _ in 0..<Int.random(in: 1...4, using: &rng) {
+          let candidates = pool + ["a", "c/d", "new/n.md", "a/new.md", "c/d/e/new.md", "0.md"]
+          let path = candidates.randomElement(using: &rng)!
+          guard !used.contains(where: { $0.hasPrefix(path) || path.hasPrefix($0) }), path != "x.md" else {
+            continue
+          }
+          used.insert(path)
+          if ["a", "c/d"].contains(path) || Bool.random(using: &rng) && pool.contains(path) {
+            operations.append(.remove(path: Array(path.utf8), descendants: true))
+          } else {
+            var record = IndexEntryRecord(mode: 0o100644, id: Array(repeating: UInt8(round), count: 20), path: [])
+            record.path = Array(path.utf8)
+            record.mtimeSeconds = UInt32(round)
+            operations.append(.upsert(record))
+          }
+        }
+        var smudges = SplitMix64(seed: UInt64(round))
+        let patched = try IndexFile.patch(
+          snapshot, operations, racyCutoff: 0, buildTable: true,
+          isRacilyModified: { _ in Bool.random(using: &smudges) })
+        let built = try XCTUnwrap(patched.table)
+        let decoded = try IndexTable(IndexFile.Snapshot(bytes: patched.bytes, checkpoints: []))
+        let context =
+          "version \(version), round \(round): \(operations.map { String(decoding: $0.path, as: UTF8.self) })"
+        XCTAssertEqual(built.version, decoded.version, context)
+        XCTAssertEqual(built.entriesEnd, decoded.entriesEnd, context)
+        XCTAssertEqual(built.cacheTree, decoded.cacheTree, context)
+        XCTAssertEqual(built.hasUnusualEntries, decoded.hasUnusualEntries, context)
+        XCTAssertEqual(built.entries.count, decoded.entries.count, context)
+        for (a, b) in zip(built.entries, decoded.entries) {
+          XCTAssertEqual(a.offset, b.offset, context)
+          XCTAssertEqual(a.flags, b.flags, context)
+          XCTAssertEqual(a.extendedFlags, b.extendedFlags, context)
+          XCTAssertEqual(built.pathString(a), decoded.pathString(b), context)
+          XCTAssertEqual(Array(built.id(a)), Array(decoded.id(b)), context)
+        }
+      }
+    }
+  }
+
   func testUntrackedCacheIsDroppedAndStatusStaysRight() throws {
     try git.run("init", "-q")
     try write("a.md", "a\n")

@@ -197,6 +197,29 @@ final class PlainCommitTests: GitKitTestCase {
     try git.fsck()
   }
 
+  /// A `git add` that rewrites the index between the plain commit's read and its write is not undone: the plain
+  /// commit declines with HEAD where it was, the file git staged stays staged, and libgit2's commit then keeps it.
+  func testAnIndexReplacedBeforeTheWriteIsKept() throws {
+    let repo = try seed()
+    let head = try git.revParse("HEAD")
+    try write("a.md", "a, edited\n")
+    try write("b.md", "b, staged by git\n")
+    let store = CountingIndexFileStore()
+    store.beforeNextWrite { try self.git.run("add", "b.md") }
+    let outcome = try PlainCommit.commit(
+      workTree: workTree, gitDirectory: workTree.appendingPathComponent(".git"), paths: ["a.md"], message: "raced",
+      author: author, committer: author, settings: try settings(repo), store: store)
+    guard case .declined = outcome else { return XCTFail("\(outcome)") }
+    XCTAssertEqual(store.writes, 0)
+    XCTAssertEqual(try git.revParse("HEAD"), head)
+    XCTAssertEqual(try git.run("diff", "--cached", "--name-only"), "b.md\n")
+
+    XCTAssertNotNil(try repo.commit(paths: ["a.md"], message: "raced", author: author))
+    XCTAssertEqual(try git.run("diff", "--cached", "--name-only"), "b.md\n")
+    XCTAssertEqual(try git.run("show", "--name-only", "--format=", "HEAD"), "a.md\n")
+    try git.fsck()
+  }
+
   func testTheSettingsFollowTheConfig() throws {
     let repo = try seed()
     XCTAssertEqual(
