@@ -569,6 +569,7 @@ enum IndexFile {
       self.version = version
       out = []
       out.reserveCapacity(capacity)
+      out.withUnsafeMutableBufferPointer { LargeBuffers.adviseHugePages($0.baseAddress, count: capacity) }
     }
 
     /// Copies input bytes `runStart..<end` verbatim.

@@ -140,6 +140,7 @@ class IndexFileStore: @unchecked Sendable {
     // Read straight into uninitialised memory: zeroing 7 MB first (at 100 000 entries) costs as much as the read.
     var failed = false
     let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+      LargeBuffers.adviseHugePages(buffer.baseAddress, count: size)
       var done = 0
       while done < size {
         let n = read(fd, buffer.baseAddress! + done, size - done)
