@@ -216,9 +216,26 @@ enum FrontMatter {
     case .none:
       return NoteIdentity()
     case .block(let block):
-      let values = firstValues(try FMParsed.parse(block, typingScalars: false))
-      return NoteIdentity(id: Self.text("id", in: values), updated: timestamp(NoteMetadata.updatedKeys, in: values))
+      if let simple = FMSimpleBlock.values(block.content) { return identity(simple) }
+      return try identityThroughYAML(block)
     }
+  }
+
+  /// ``readIdentity(_:)`` of `block` through Yams, whatever the block holds.
+  static func identityThroughYAML(_ block: FMBlock) throws -> NoteIdentity {
+    let values = firstValues(try FMParsed.parse(block, typingScalars: false))
+    return NoteIdentity(id: Self.text("id", in: values), updated: timestamp(NoteMetadata.updatedKeys, in: values))
+  }
+
+  /// ``readIdentity(_:)`` of a block ``FMSimpleBlock`` read: the same trimming, null and time rules.
+  private static func identity(_ values: [(key: String, value: FMSimpleBlock.Value)]) -> NoteIdentity {
+    func text(_ key: String) -> String? {
+      guard case .scalar(let string?) = values.first(where: { $0.key == key })?.value else { return nil }
+      let trimmed = string.trimmingWhitespacesAndNewlines()
+      return trimmed.isEmpty ? nil : trimmed
+    }
+    let updated = NoteMetadata.updatedKeys.lazy.compactMap { text($0).flatMap(Timestamp.init(rfc3339:)) }.first
+    return NoteIdentity(id: text("id"), updated: updated)
   }
 
   /// Each top-level key's value (the first, should a key repeat).
