@@ -175,21 +175,54 @@ enum FrontMatter {
     return String(decoding: prefix, as: UTF8.self)
   }
 
+  /// A top-level value as the metadata reads it: a scalar's text (nil for null, a mapping or anything else that is
+  /// not text), or a list's item texts (null items left out).
+  enum MetadataValue {
+    case scalar(String?)
+    case list([String])
+  }
+
   /// Maps the parsed block onto `NoteMetadata` (every field but `hasFrontMatter` and `firstHeading`).
   static func metadata(from parsed: FMParsed) -> NoteMetadata {
     let values = firstValues(parsed)
-    func text(_ key: String) -> String? { Self.text(key, in: values) }
-    func timestamp(_ keys: [String]) -> Timestamp? { Self.timestamp(keys, in: values) }
+    return metadata { key in
+      guard let node = values[key] else { return nil }
+      if case .sequence(let sequence) = node { return .list(sequence.compactMap(scalarString)) }
+      return .scalar(scalarString(node))
+    }
+  }
+
+  /// ``metadata(from:)`` of a block ``FMSimpleBlock`` read.
+  static func metadata(fromSimple values: [(key: String, value: FMSimpleBlock.Value)]) -> NoteMetadata {
+    metadata { key in
+      switch values.first(where: { $0.key == key })?.value {
+      case nil: return nil
+      case .list(let items)?: return .list(items.filter { !FMSimpleBlock.isNull($0) })
+      case let value?: return .scalar(value.text)
+      }
+    }
+  }
+
+  /// The metadata from each top-level key's value (nil: no such key).
+  private static func metadata(_ value: (String) -> MetadataValue?) -> NoteMetadata {
+    func text(_ key: String) -> String? {
+      guard case .scalar(let string?) = value(key) else { return nil }
+      let trimmed = string.trimmingWhitespacesAndNewlines()
+      return trimmed.isEmpty ? nil : trimmed
+    }
+    func timestamp(_ keys: [String]) -> Timestamp? {
+      for key in keys {
+        if let time = text(key).flatMap(Timestamp.init(rfc3339:)) { return time }
+      }
+      return nil
+    }
     func list(_ keys: [String], normalize: ([String], Bool) -> [String]) -> [String] {
       for key in keys {
-        guard let node = values[key] else { continue }
         let items: [String]
-        if case .sequence(let sequence) = node {
-          items = normalize(sequence.compactMap(scalarString), false)
-        } else if let string = scalarString(node) {
-          items = normalize([string], true)
-        } else {
-          continue
+        switch value(key) {
+        case .list(let raw)?: items = normalize(raw, false)
+        case .scalar(let string?)?: items = normalize([string], true)
+        default: continue
         }
         if !items.isEmpty { return items }
       }
@@ -230,7 +263,7 @@ enum FrontMatter {
   /// ``readIdentity(_:)`` of a block ``FMSimpleBlock`` read: the same trimming, null and time rules.
   private static func identity(_ values: [(key: String, value: FMSimpleBlock.Value)]) -> NoteIdentity {
     func text(_ key: String) -> String? {
-      guard case .scalar(let string?) = values.first(where: { $0.key == key })?.value else { return nil }
+      guard let string = values.first(where: { $0.key == key })?.value.text else { return nil }
       let trimmed = string.trimmingWhitespacesAndNewlines()
       return trimmed.isEmpty ? nil : trimmed
     }

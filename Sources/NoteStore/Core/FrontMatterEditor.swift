@@ -45,6 +45,16 @@ enum FMExpected {
       return zip(sequence, items).allSatisfy { $0.scalar?.string == $1 }
     }
   }
+
+  /// ``matches(_:)`` for a value the simple reader (``FMSimpleBlock``) read: a scalar's text as written, a list's
+  /// items.
+  func matches(simple value: FMSimpleBlock.Value) -> Bool {
+    switch (self, value) {
+    case (.string(let text), .scalar(let written, _)): return written == text
+    case (.strings(let items), .list(let written)): return written == items
+    default: return false
+    }
+  }
 }
 
 enum FMEditor {
@@ -59,9 +69,43 @@ enum FMEditor {
       guard let newValue else { return text }
       return try addingBlock(to: text, bomLength: bomLength, key: key, value: newValue)
     case .block(let block):
+      if let newValue, let result = simpleReplacing(text, block: block, key: key, value: newValue) { return result }
       let parsed = try FMParsed.parse(block, typingScalars: false)
       return try edit(text, parsed: parsed, key: key, newValue: newValue, insertAt: position)
     }
+  }
+
+  /// ``edit(_:key:newValue:insertAt:)`` of a key a simple block (``FMSimpleBlock``) has, to a one-line value,
+  /// without Yams: the key's line becomes `key: value`, exactly as the general path writes it, and the result is
+  /// verified with the simple reader (every other key as it was, the key as the value alone reads). nil whenever
+  /// that cannot be shown, and the general path decides.
+  static func simpleReplacing(_ text: String, block: FMBlock, key: String, value: FMNewValue) -> String? {
+    guard value.continuation.isEmpty, !value.inline.isEmpty, let old = FMSimpleBlock.values(block.content),
+      let index = old.firstIndex(where: { $0.key == key })
+    else { return nil }
+    let base = block.contentStart
+    let prefix = Array(key.utf8) + [UInt8(ascii: ":")]
+    guard
+      let line = block.lines.first(where: { line in
+        line.contentEnd - line.start >= prefix.count
+          && block.content[(line.start - base)..<(line.start - base + prefix.count)].elementsEqual(prefix)
+      }),
+      // A `#` inside a quoted value is left to the general path's comment rules.
+      !block.content[(line.start - base)..<(line.contentEnd - base)].contains(UInt8(ascii: "#"))
+    else { return nil }
+    let lineEnding = line.end - line.contentEnd == 2 ? "\r\n" : "\n"
+    let replacement = key + ": " + value.inline
+    guard let expected = FMSimpleBlock.values(Array(replacement.utf8)), expected.count == 1 else { return nil }
+    let result = splice(text, line.start, line.end, replacement + lineEnding)
+    guard case .block(let edited) = FMLayout.scan(result), let new = FMSimpleBlock.values(edited.content),
+      new.count == old.count
+    else { return nil }
+    for (position, (entry, was)) in zip(new, old).enumerated() {
+      guard entry.key == was.key, entry.value == (position == index ? expected[0].value : was.value) else {
+        return nil
+      }
+    }
+    return result
   }
 
   static func edit(
@@ -127,6 +171,12 @@ enum FMEditor {
     guard case .none(let bomLength) = FMLayout.scan(text), let firstKey = entries.first?.key else { return nil }
     let lineEnding = bodyLineEnding(text, bomLength: bomLength)
     let lines = entries.flatMap { keyLines(key: $0.key, value: FMNewValue(inline: $0.value), indent: "") }
+    // What nb writes reads back through the simple reader, without Yams; anything it cannot vouch for goes to Yams.
+    if let simple = FMSimpleBlock.values(Array(lines.joined(separator: "\n").utf8)), simple.count == entries.count,
+      zip(simple, entries).allSatisfy({ $0.key == $1.key && $1.expected.matches(simple: $0.value) })
+    {
+      return splice(text, bomLength, bomLength, (["---"] + lines + ["---"]).joined(separator: lineEnding) + lineEnding)
+    }
     let failure = FrontMatterError.cannotEdit(key: firstKey, line: 1, message: "the new value is not valid YAML")
     let root: Node?
     do {

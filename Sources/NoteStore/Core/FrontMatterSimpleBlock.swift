@@ -7,11 +7,21 @@
 /// anchors, tags, escapes, a repeated key, characters YAML treats specially) is nil, and Yams reads it, with its
 /// errors. Where it answers, it answers what Yams does (a property test holds it to that).
 enum FMSimpleBlock {
-  /// One value as Yams gives it: a scalar's text (nil for null), or a collection (no text).
+  /// One value as Yams gives it: a scalar's text as written (quotes removed), and whether it was plain (only a
+  /// plain scalar can be null); or a flow list's items, all plain.
   enum Value: Equatable {
-    case scalar(String?)
-    case collection
+    case scalar(String, plain: Bool)
+    case list([String])
+
+    /// The text ``FrontMatter`` reads from a scalar: nil for YAML's null forms and for a list.
+    var text: String? {
+      guard case .scalar(let string, let plain) = self else { return nil }
+      return plain && FMSimpleBlock.isNull(string) ? nil : string
+    }
   }
+
+  /// YAML's core-schema null forms, as ``Yams/Node/Scalar/isNull`` reads an untagged plain scalar.
+  static func isNull(_ plain: String) -> Bool { ["", "~", "null", "Null", "NULL"].contains(plain) }
 
   /// Each key's value, in order; nil when the block is not simple.
   static func values(_ content: [UInt8]) -> [(key: String, value: Value)]? {
@@ -33,7 +43,7 @@ enum FMSimpleBlock {
       let rest = line[(colon + 1)...]
       let value: Value
       if rest.isEmpty {
-        value = .scalar(nil)
+        value = .scalar("", plain: true)
       } else {
         guard rest.first == 0x20, let parsed = Self.value(rest.dropFirst()) else { return nil }
         value = parsed
@@ -56,29 +66,32 @@ enum FMSimpleBlock {
   private static func value(_ raw: ArraySlice<UInt8>) -> Value? {
     var text = raw
     while text.last == 0x20 { text = text.dropLast() }
-    guard let first = text.first else { return .scalar(nil) }
+    guard let first = text.first else { return .scalar("", plain: true) }
     switch first {
     case 0x22, 0x27:  // "…" or '…', no escapes, no quote inside
       guard text.count >= 2, text.last == first, isPrintable(text.dropFirst().dropLast()),
         !text.dropFirst().dropLast().contains(where: { $0 == first || $0 == 0x5C })
       else { return nil }
-      return .scalar(String(decoding: text.dropFirst().dropLast(), as: UTF8.self))
+      return .scalar(String(decoding: text.dropFirst().dropLast(), as: UTF8.self), plain: false)
     case 0x5B:  // [a, b]
       guard text.last == 0x5D else { return nil }
       let inner = text.dropFirst().dropLast()
-      if inner.allSatisfy({ $0 == 0x20 }) { return .collection }
+      if inner.allSatisfy({ $0 == 0x20 }) { return .list([]) }
+      var items: [String] = []
       for item in inner.split(separator: 0x2C, omittingEmptySubsequences: false) {
-        let word = item.drop { $0 == 0x20 }.reversed().drop { $0 == 0x20 }
-        guard let head = word.last, isLetter(head) || isDigit(head) || head == 0x5F,
+        var word = item
+        while word.first == 0x20 { word = word.dropFirst() }
+        while word.last == 0x20 { word = word.dropLast() }
+        guard let head = word.first, isLetter(head) || isDigit(head) || head == 0x5F,
           word.allSatisfy({ isLetter($0) || isDigit($0) || $0 == 0x5F || $0 == 0x2D || $0 == 0x2E || $0 == 0x2F })
         else { return nil }
+        items.append(String(decoding: word, as: UTF8.self))
       }
-      return .collection
+      return .list(items)
     default:
-      guard isPlain(text) else { return nil }
-      let string = String(decoding: text, as: UTF8.self)
-      // The null forms YAML's core schema has (Yams reads them as null even with no type resolution).
-      return ["~", "null", "Null", "NULL"].contains(string) ? .scalar(nil) : .scalar(string)
+      // A space first would be one more blank after the colon: YAML drops it, and nb's editor keeps it.
+      guard first != 0x20, isPlain(text) else { return nil }
+      return .scalar(String(decoding: text, as: UTF8.self), plain: true)
     }
   }
 

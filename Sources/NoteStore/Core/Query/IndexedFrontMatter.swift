@@ -47,6 +47,25 @@ extension FrontMatter {
     case .none(let bomLength):
       bodyStart = bomLength
     case .block(let block):
+      // The simple block nb writes is read without Yams, unless the note is a task (its fields carry lines).
+      if let simple = FMSimpleBlock.values(block.content),
+        !simple.contains(where: { $0.key == TaskFrontMatter.statusKey })
+      {
+        metadata = Self.metadata(fromSimple: simple)
+        metadata.hasFrontMatter = true
+        bodyStart = block.bodyStart
+        for (key, value) in simple where withFields && !knownKeys.contains(key) {
+          switch value {
+          case .list(let items):
+            for item in items where !FMSimpleBlock.isNull(item) {
+              fields.append(FrontMatterField(key: key, text: item))
+            }
+          case .scalar:
+            if let text = value.text { fields.append(FrontMatterField(key: key, text: text)) }
+          }
+        }
+        break
+      }
       let parsed = try FMParsed.parse(block, typingScalars: false)
       metadata = Self.metadata(from: parsed)
       metadata.hasFrontMatter = true
