@@ -136,6 +136,16 @@ struct MatterKeys {
       if case .unterminated = FMLayout.scan(text) { throw FrontMatterError.unterminated(line: 1) }
       return
     }
+    // A simple block (FMSimpleBlock) without blank lines is one line per key, read without Yams.
+    if FMSimpleBlock.values(block.content) != nil, !block.lines.contains(where: { $0.start == $0.contentEnd }) {
+      for line in block.lines {
+        let bytes = block.content[(line.start - block.contentStart)..<(line.end - block.contentStart)]
+        let key = String(decoding: bytes.prefix { $0 != UInt8(ascii: ":") }, as: UTF8.self)
+        order.append(key)
+        raw[key] = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+      }
+      return
+    }
     // Keys are compared as text here, so the parse need not type scalars (FMParsed.parse(_:typingScalars:)).
     let parsed = try FMParsed.parse(block, typingScalars: false)
     guard !parsed.entries.isEmpty else { return }
