@@ -101,6 +101,16 @@ final class FrontMatterSimpleBlockTests: XCTestCase {
       let text = (["---"] + lines + ["---", "body"]).joined(separator: lineEnding)
       let commented = (["---", "# c"] + lines + ["---", "body"]).joined(separator: lineEnding)
       let context = "round \(round): \(key) = \(value) in \(lines.debugDescription)"
+      let stamp = try XCTUnwrap(Timestamp(rfc3339: "2026-11-30T01:02:03+01:00"))
+      let stamped = Result { try FrontMatter.settingUpdated(stamp, in: text) }
+      let stampedInGeneral = Result { try FrontMatter.settingUpdated(stamp, in: commented) }
+      switch (stamped, stampedInGeneral) {
+      case (.success(let a), .success(let b)):
+        XCTAssertEqual(
+          a, b.replacingOccurrences(of: "---" + lineEnding + "# c" + lineEnding, with: "---" + lineEnding), context)
+      case (.failure, .failure): break
+      default: XCTFail("one stamp failed: \(stamped) / \(stampedInGeneral); \(context)")
+      }
       let quick = Result { try FrontMatter.setting(key, to: value, in: text) }
       let general = Result { try FrontMatter.setting(key, to: value, in: commented) }
       guard case .block(let textBlock) = FMLayout.scan(text) else { return XCTFail(context) }
@@ -189,7 +199,7 @@ final class FrontMatterSimpleBlockTests: XCTestCase {
       "'a'", "\"a\\\"b\"", "'it''s'", "\"a: b # c\"", "'unclosed", "\"unclosed", "&anchor a", "*alias", "!tag a",
       "|", ">", "%a", "@a", "`a`", "café", "a\u{00A0}b", "a\u{2028}b", "a\u{0085}b", "a\u{FEFF}b", "a\tb", "\"a\tb\"",
       "a  b", "a ", "a,b", "a]b", "a}b", "<<", "=", "yes", "1.5", "0x1F", "[t1, bench]", "[null, a]", "[a.b/c-d, e_f]",
-      "[Tag, tag, TAG]", "  two spaces", "todo", "Title With Words",
+      "[Tag, tag, TAG]", "  two spaces", "todo", "Title With Words", "'2026-11-22T10:15:03+01:00'",
     ]
     var lines: [String] = []
     for _ in 0..<Int.random(in: 0...5, using: &rng) {

@@ -95,7 +95,20 @@ enum FrontMatter {
   ///
   /// A value the user quoted (`updated: "…"`) stays quoted the same way.
   static func settingUpdated(_ value: Timestamp, in text: String) throws -> String {
-    try editingFirstPresent(NoteMetadata.updatedKeys, in: text) { entry in
+    // A simple block (the kind nb writes) names its keys without Yams; the quoting kept is the value's own.
+    if case .block(let block) = FMLayout.scan(text), let simple = FMSimpleBlock.values(block.content),
+      let key = NoteMetadata.updatedKeys.first(where: { key in simple.contains { $0.key == key } }),
+      let line = block.lines.first(where: { line in
+        block.content[(line.start - block.contentStart)...].starts(with: Array((key + ":").utf8))
+      })
+    {
+      let valueStart = line.start - block.contentStart + key.utf8.count + 2
+      let quote = valueStart < line.contentEnd - block.contentStart ? block.content[valueStart] : 0
+      let mark = quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") ? String(UnicodeScalar(quote)) : ""
+      return try FMEditor.edit(
+        text, key: key, newValue: FMNewValue(inline: mark + value.rfc3339 + mark), insertAt: .last)
+    }
+    return try editingFirstPresent(NoteMetadata.updatedKeys, in: text) { entry in
       var formatted = value.rfc3339
       if case .scalar(let scalar)? = entry?.value {
         if scalar.style == .doubleQuoted { formatted = "\"\(formatted)\"" }
