@@ -82,6 +82,29 @@ public enum PlainCommit {
     case declined(String)
   }
 
+  /// Starts loading zlib, which a plain commit inflates HEAD's commit and deflates its objects with, on another
+  /// thread: the dynamic load takes most of a millisecond, which the caller's writes can hide. Only the first call
+  /// starts a thread.
+  public static func preload() {
+    _ = preloadOnce
+  }
+
+  /// Waits until a load ``preload()`` started has finished: a process must not exit while another thread is inside
+  /// the dynamic loader (see ``LibGit2/waitForPreload()``).
+  public static func waitForPreload() {
+    preloading.wait()
+  }
+
+  private static let preloading = DispatchGroup()
+
+  private static let preloadOnce: Void = {
+    preloading.enter()
+    Thread.detachNewThread {
+      _ = Zlib.shared
+      preloading.leave()
+    }
+  }()
+
   /// Commits exactly `paths` (work-tree relative; a path that no longer exists is removed) with `message`.
   /// - Throws: `GitError` with `isLocked` when `index.lock` or the branch's lock exists (neither is removed);
   ///   `GIT_EMODIFIED` when the branch moved since it was read. Both leave the index as it was.

@@ -324,9 +324,10 @@ public final class NoteRepository {
       if !NoteHistory.isCommittableByFiles(gitDirectory: gitDirectory) { try git.assertCommittable() }
       // Without what an earlier commit kept of this config, libgit2 will commit: it loads on another core while the
       // files are written, and the load is over before this returns (a process must not exit during it).
+      // With them, the plain commit's zlib loads there instead.
       let settings = NoteHistory.plainCommitSettings(gitDirectory: gitDirectory)
-      if settings == nil { NoteHistory.preload() }
-      defer { if settings == nil { NoteHistory.waitForPreload() } }
+      if settings == nil { NoteHistory.preload() } else { NoteHistory.preloadPlainCommit() }
+      defer { if settings == nil { NoteHistory.waitForPreload() } else { NoteHistory.waitForPlainCommitPreload() } }
       Phases.mark("committable")
       return try transaction(plainCommitSettings: settings, body)
     }

@@ -48,6 +48,16 @@ final class NoteHistory {
     LibGit2.waitForPreload()
   }
 
+  /// Starts loading what a commit without libgit2 needs (``PlainCommit/preload()``), for a save that will make one.
+  static func preloadPlainCommit() {
+    PlainCommit.preload()
+  }
+
+  /// Waits for ``preloadPlainCommit()``'s load to finish.
+  static func waitForPlainCommitPreload() {
+    PlainCommit.waitForPreload()
+  }
+
   /// Opens the repository at `root` when there is one (adopting it), else makes one on branch `branch`.
   static func openOrCreate(at root: URL, branch: String) throws -> NoteHistory {
     try mapped {
