@@ -98,9 +98,7 @@ enum FrontMatter {
     // A simple block (the kind nb writes) names its keys without Yams; the quoting kept is the value's own.
     if case .block(let block) = FMLayout.scan(text), let simple = FMSimpleBlock.values(block.content),
       let key = NoteMetadata.updatedKeys.first(where: { key in simple.contains { $0.key == key } }),
-      let line = block.lines.first(where: { line in
-        block.content[(line.start - block.contentStart)...].starts(with: Array((key + ":").utf8))
-      })
+      let line = FMSimpleBlock.line(of: key, in: block)
     {
       let valueStart = line.start - block.contentStart + key.utf8.count + 2
       let quote = valueStart < line.contentEnd - block.contentStart ? block.content[valueStart] : 0
@@ -319,7 +317,7 @@ extension Node.Scalar {
   /// anything tagged `!!null`. The caller checks the style: a quoted `"null"` is text.
   var isNull: Bool {
     switch tag.rawValue {
-    case Tag.Name.implicit.rawValue: return ["", "~", "null", "Null", "NULL"].contains(string)
+    case Tag.Name.implicit.rawValue: return FMSimpleBlock.isNull(string)
     case Tag.Name.null.rawValue: return true
     default: return false
     }

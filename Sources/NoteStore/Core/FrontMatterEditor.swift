@@ -84,12 +84,7 @@ enum FMEditor {
       let index = old.firstIndex(where: { $0.key == key })
     else { return nil }
     let base = block.contentStart
-    let prefix = Array(key.utf8) + [UInt8(ascii: ":")]
-    guard
-      let line = block.lines.first(where: { line in
-        line.contentEnd - line.start >= prefix.count
-          && block.content[(line.start - base)..<(line.start - base + prefix.count)].elementsEqual(prefix)
-      }),
+    guard let line = FMSimpleBlock.line(of: key, in: block),
       // A `#` inside a quoted value is left to the general path's comment rules.
       !block.content[(line.start - base)..<(line.contentEnd - base)].contains(UInt8(ascii: "#"))
     else { return nil }

@@ -20,7 +20,8 @@ enum FMSimpleBlock {
     }
   }
 
-  /// YAML's core-schema null forms, as ``Yams/Node/Scalar/isNull`` reads an untagged plain scalar.
+  /// Whether an untagged plain scalar is null in YAML's core schema (`~`, `null`, `Null`, `NULL` or nothing); the
+  /// Yams side (``Yams/Node/Scalar/isNull``) asks this too.
   static func isNull(_ plain: String) -> Bool { ["", "~", "null", "Null", "NULL"].contains(plain) }
 
   /// Each key's value, in order; nil when the block is not simple.
@@ -51,6 +52,14 @@ enum FMSimpleBlock {
       result.append((String(decoding: key, as: UTF8.self), value))
     }
     return result
+  }
+
+  /// The line of `key` in a block ``values(_:)`` read (where each key is the start of its own line).
+  static func line(of key: String, in block: FMBlock) -> FMLine? {
+    let prefix = Array(key.utf8) + [UInt8(ascii: ":")]
+    return block.lines.first { line in
+      block.content[(line.start - block.contentStart)..<(line.contentEnd - block.contentStart)].starts(with: prefix)
+    }
   }
 
   /// `[A-Za-z_][A-Za-z0-9_-]*`: no key YAML reads as anything but that string.
