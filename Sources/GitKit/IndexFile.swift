@@ -331,7 +331,7 @@ enum IndexFile {
     /// An entry kept from the input, written at output offset `at`.
     mutating func add(at: Int, headerSize: Int, path: UnsafeBufferPointer<UInt8>, flags: UInt16, extendedFlags: UInt16)
     {
-      if flags & 0xB000 != 0 || extendedFlags != 0 { hasUnusualEntries = true }
+      if IndexTable.Entry.isUnusual(flags: flags, extendedFlags: extendedFlags) { hasUnusualEntries = true }
       var pathStart = at + headerSize
       if version == 4 {
         pathStart = paths.count

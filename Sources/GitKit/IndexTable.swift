@@ -24,6 +24,9 @@ struct IndexTable {
     var extendedFlags: UInt16
 
     var stage: Int { Int((flags >> 12) & 3) }
+
+    /// A conflict stage, assume-valid, skip-worktree or intent-to-add (see ``IndexTable/hasUnusualEntries``).
+    static func isUnusual(flags: UInt16, extendedFlags: UInt16) -> Bool { flags & 0xB000 != 0 || extendedFlags != 0 }
   }
 
   /// The whole index file.
@@ -91,7 +94,7 @@ struct IndexTable {
           extended = UInt16(base[offset + 62]) << 8 | UInt16(base[offset + 63])
           headerSize = 64
         }
-        if flags & 0xB000 != 0 || extended != 0 { unusual = true }
+        if Entry.isUnusual(flags: flags, extendedFlags: extended) { unusual = true }
         if version < 4 {
           let pathStart = offset + headerSize
           // The flags hold the length below 0xFFF; only longer paths need their terminator looked for.

@@ -206,11 +206,8 @@ enum FrontMatter {
   /// ``metadata(from:)`` of a block ``FMSimpleBlock`` read.
   static func metadata(fromSimple values: [(key: String, value: FMSimpleBlock.Value)]) -> NoteMetadata {
     metadata { key in
-      switch values.first(where: { $0.key == key })?.value {
-      case nil: return nil
-      case .list(let items)?: return .list(items.filter { !FMSimpleBlock.isNull($0) })
-      case let value?: return .scalar(value.text)
-      }
+      guard let value = values.first(where: { $0.key == key })?.value else { return nil }
+      return value.items.map(MetadataValue.list) ?? .scalar(value.text)
     }
   }
 

@@ -18,6 +18,12 @@ enum FMSimpleBlock {
       guard case .scalar(let string, let plain) = self else { return nil }
       return plain && FMSimpleBlock.isNull(string) ? nil : string
     }
+
+    /// A list's items as ``FrontMatter`` reads them, null forms left out; nil for a scalar.
+    var items: [String]? {
+      guard case .list(let items) = self else { return nil }
+      return items.filter { !FMSimpleBlock.isNull($0) }
+    }
   }
 
   /// Whether an untagged plain scalar is null in YAML's core schema (`~`, `null`, `Null`, `NULL` or nothing); the

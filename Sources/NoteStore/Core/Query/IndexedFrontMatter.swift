@@ -55,13 +55,8 @@ extension FrontMatter {
         metadata.hasFrontMatter = true
         bodyStart = block.bodyStart
         for (key, value) in simple where withFields && !knownKeys.contains(key) {
-          switch value {
-          case .list(let items):
-            for item in items where !FMSimpleBlock.isNull(item) {
-              fields.append(FrontMatterField(key: key, text: item))
-            }
-          case .scalar:
-            if let text = value.text { fields.append(FrontMatterField(key: key, text: text)) }
+          for text in value.items ?? value.text.map { [$0] } ?? [] {
+            fields.append(FrontMatterField(key: key, text: text))
           }
         }
         break
