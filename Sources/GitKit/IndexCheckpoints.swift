@@ -16,13 +16,25 @@ import Foundation
 /// its ctime changing by damage below the file system.
 ///
 /// The file: a magic line, the identity (seven little-endian 64-bit values), the index's 20-byte checksum, the
-/// interval and the count (64-bit), the states (five 32-bit words and a 64-bit length each), and the SHA-1 of all
-/// of it. A file that does not check out in every respect is ignored, and the index is verified as before.
+/// interval and the count (64-bit), the states (five 32-bit words and a 64-bit length each), whether the index has
+/// conflict entries (one byte: 0 not known, 1 none, 2 some), and the SHA-1 of all of it. A file that does not check
+/// out in every respect (one of version 1, without the conflicts byte, too) is ignored, and the index is verified
+/// as before.
+///
+/// The conflicts byte spares a save the walk over every entry that asks whether it may commit (`git status` would
+/// list conflicts): a commit that patched an index without conflicts knows the result has none.
 enum IndexCheckpoints {
-  private static let magic = Array("nb index checkpoints 1\n".utf8)
+  private static let magic = Array("nb index checkpoints 2\n".utf8)
 
-  /// The states kept at `file` for the index version `identity` whose bytes are `bytes`, or nil.
-  static func load(_ file: String, identity: IndexFileStore.Identity, bytes: [UInt8]) -> [SHA1]? {
+  /// What is kept for one version of the index.
+  struct Kept {
+    var states: [SHA1]
+    /// Whether the index has conflict entries; nil when it was not known.
+    var hasConflicts: Bool?
+  }
+
+  /// What is kept at `file` for the index version `identity` whose bytes are `bytes`, or nil.
+  static func load(_ file: String, identity: IndexFileStore.Identity, bytes: [UInt8]) -> Kept? {
     guard bytes.count >= 32, let stored = GitFiles.contents(of: file, limit: 1 << 20) else { return nil }
     // A slice: `suffix` picked as a Sequence's walks all 10 MB to copy 20 bytes.
     let checksum = bytes[(bytes.count - 20)...]
@@ -43,16 +55,21 @@ enum IndexCheckpoints {
       }
       states.append(SHA1(words: (words[0], words[1], words[2], words[3], words[4]), length: length))
     }
-    guard reader.isAtEnd, let last = states.last else { return nil }
+    guard let conflicts = reader.bytes(1)?.first, conflicts <= 2, reader.isAtEnd, let last = states.last else {
+      return nil
+    }
     // The last state must finish into the file's checksum: a wrong one would give the next write a bad checksum.
     let offset = (count - 1) * interval
     let digest = bytes.withUnsafeBytes { last.finish($0.baseAddress! + offset, count: bytes.count - 20 - offset) }
-    return digest.elementsEqual(checksum) ? states : nil
+    guard digest.elementsEqual(checksum) else { return nil }
+    return Kept(states: states, hasConflicts: conflicts == 0 ? nil : conflicts == 2)
   }
 
-  /// Keeps `states` for the index version `identity` whose bytes are `bytes`, replacing the file atomically.
+  /// Keeps `states` and `hasConflicts` (nil: not known) for the index version `identity` whose bytes are `bytes`, replacing the file atomically.
   /// Failures are ignored: the next process verifies the index instead.
-  static func save(_ file: String, identity: IndexFileStore.Identity, bytes: [UInt8], states: [SHA1]) {
+  static func save(
+    _ file: String, identity: IndexFileStore.Identity, bytes: [UInt8], states: [SHA1], hasConflicts: Bool?
+  ) {
     guard bytes.count >= 32 else { return }
     var out = magic
     for value in identityFields(identity) { append(value, to: &out) }
@@ -64,6 +81,7 @@ enum IndexCheckpoints {
       for word in [a, b, c, d, e] { withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) } }
       append(state.length, to: &out)
     }
+    out.append(hasConflicts.map { $0 ? 2 : 1 } ?? 0)
     out += out.withUnsafeBytes { SHA1.hash($0) }
     // POSIX calls, not FileManager and NSString: this runs in every save of a large index, and their first use in
     // a process costs more than the write (Foundation's setup, a bridge to NSString).

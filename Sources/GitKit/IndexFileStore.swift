@@ -127,16 +127,16 @@ class IndexFileStore: @unchecked Sendable {
     switch readFromDisk(fd, size: Int(info.st_size), path: path, identity: identity) {
     case .failure(let failure):
       return .failure(failure)
-    case .success(let snapshot):
-      let loaded = Loaded(snapshot: snapshot, identity: identity)
+    case .success(let loaded):
       remember(path, loaded)
       return .success(loaded)
     }
   }
 
   /// Reads `size` bytes from `fd` (the open index at `path`, whose stat identity is `identity`) and verifies their
-  /// checksum, unless the states kept for that very version (``IndexCheckpoints``) vouch for them.
-  func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Outcome<IndexFile.Snapshot> {
+  /// checksum, unless the states kept for that very version (``IndexCheckpoints``) vouch for them. When the states
+  /// are kept, whether the index has conflicts is known too: kept with them, or found once when it is verified.
+  func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Outcome<Loaded> {
     // Read straight into uninitialised memory: zeroing 7 MB first (at 100 000 entries) costs as much as the read.
     var failed = false
     let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
@@ -155,12 +155,20 @@ class IndexFileStore: @unchecked Sendable {
     }
     if failed { return .failure(.io(Self.posixError("read(\(path))"))) }
     let file = checkpointsFile(for: path, size: bytes.count)
-    if let file, let states = IndexCheckpoints.load(file, identity: identity, bytes: bytes) {
-      return .success(IndexFile.Snapshot(bytes: bytes, checkpoints: states))
+    if let file, let kept = IndexCheckpoints.load(file, identity: identity, bytes: bytes) {
+      return .success(
+        Loaded(
+          snapshot: IndexFile.Snapshot(bytes: bytes, checkpoints: kept.states), identity: identity,
+          derived: Derived(hasConflicts: kept.hasConflicts)))
     }
     guard let snapshot = verify(bytes) else { return .failure(.corrupt) }
-    if let file { IndexCheckpoints.save(file, identity: identity, bytes: bytes, states: snapshot.checkpoints) }
-    return .success(snapshot)
+    var loaded = Loaded(snapshot: snapshot, identity: identity)
+    if let file {
+      loaded.derived.hasConflicts = try? IndexFile.hasConflicts(snapshot)
+      IndexCheckpoints.save(
+        file, identity: identity, bytes: bytes, states: snapshot.checkpoints, hasConflicts: loaded.derived.hasConflicts)
+    }
+    return .success(loaded)
   }
 
   /// `bytes` as a snapshot when their checksum is right (``IndexFile/verify(_:)``).
@@ -234,9 +242,13 @@ class IndexFileStore: @unchecked Sendable {
     var info = stat()
     if fstat(fd, &info) == 0 {
       remember(
-        path, Loaded(snapshot: IndexFile.Snapshot(bytes: bytes, checkpoints: checkpoints), identity: .init(info)))
+        path,
+        Loaded(
+          snapshot: IndexFile.Snapshot(bytes: bytes, checkpoints: checkpoints), identity: .init(info), derived: derived)
+      )
       if let file = checkpointsFile(for: path, size: bytes.count) {
-        IndexCheckpoints.save(file, identity: .init(info), bytes: bytes, states: checkpoints)
+        IndexCheckpoints.save(
+          file, identity: .init(info), bytes: bytes, states: checkpoints, hasConflicts: derived.hasConflicts)
       }
     } else {
       forget()

@@ -48,9 +48,7 @@ final class CountingIndexFileStore: IndexFileStore, @unchecked Sendable {
     return store
   }
 
-  override func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Outcome<
-    IndexFile.Snapshot
-  > {
+  override func readFromDisk(_ fd: Int32, size: Int, path: String, identity: Identity) -> Outcome<Loaded> {
     let result = super.readFromDisk(fd, size: size, path: path, identity: identity)
     if case .success = result {
       lock.lock()

@@ -118,17 +118,26 @@ final class IndexCheckpointsTests: GitKitTestCase {
     // Well-formed and checksummed, but the last state does not finish into the index's checksum.
     var wrongLast = snapshot.checkpoints
     wrongLast[wrongLast.count - 1] = SHA1(words: (1, 2, 3, 4, 5), length: wrongLast[wrongLast.count - 1].length)
-    IndexCheckpoints.save(checkpointsPath, identity: identity, bytes: snapshot.bytes, states: wrongLast)
+    IndexCheckpoints.save(
+      checkpointsPath, identity: identity, bytes: snapshot.bytes, states: wrongLast, hasConflicts: false)
     damaged.append(("a wrong last state", try Data(contentsOf: URL(fileURLWithPath: checkpointsPath))))
     // One state too few.
     IndexCheckpoints.save(
-      checkpointsPath, identity: identity, bytes: snapshot.bytes, states: Array(snapshot.checkpoints.dropLast()))
+      checkpointsPath, identity: identity, bytes: snapshot.bytes, states: Array(snapshot.checkpoints.dropLast()),
+      hasConflicts: false)
     damaged.append(("a state missing", try Data(contentsOf: URL(fileURLWithPath: checkpointsPath))))
     // Made for another version of the file (another ctime).
     var other = identity
     other.ctimeNanoseconds += 1
-    IndexCheckpoints.save(checkpointsPath, identity: other, bytes: snapshot.bytes, states: snapshot.checkpoints)
+    IndexCheckpoints.save(
+      checkpointsPath, identity: other, bytes: snapshot.bytes, states: snapshot.checkpoints, hasConflicts: false)
     damaged.append(("another identity", try Data(contentsOf: URL(fileURLWithPath: checkpointsPath))))
+    // Version 1's layout: no conflicts byte, under its own checksum.
+    let withoutConflicts = Array(good.dropLast(21))
+    damaged.append(("no conflicts byte", Data(withoutConflicts + withoutConflicts.withUnsafeBytes { SHA1.hash($0) })))
+    // A conflicts byte that means nothing.
+    let unknownByte = Array(good.dropLast(21)) + [3]
+    damaged.append(("a conflicts byte of 3", Data(unknownByte + unknownByte.withUnsafeBytes { SHA1.hash($0) })))
 
     for (what, bytes) in damaged {
       try bytes.write(to: URL(fileURLWithPath: checkpointsPath))
@@ -161,5 +170,48 @@ final class IndexCheckpointsTests: GitKitTestCase {
       XCTAssertTrue(try git.result(["--no-optional-locks", "diff", "--cached", "--quiet"]).succeeded, "step \(step)")
       XCTAssertTrue(try git.run("ls-files").contains(path), "step \(step)")
     }
+  }
+
+  /// Whether the index has conflicts is kept with its states: a new process's save need not walk every entry to
+  /// ask. Found when the index is verified, and known after a commit that patched an index without conflicts.
+  func testWhetherTheIndexHasConflictsIsKeptWithItsStates() throws {
+    try seed(1_500)
+    let verifying = newProcessStore()
+    guard case .success(let verified) = verifying.load(indexPath) else { return XCTFail("the index did not load") }
+    XCTAssertEqual(verifying.verified, 1)
+    XCTAssertEqual(verified.derived.hasConflicts, false, "found when verified")
+    guard case .success(let trusted) = newProcessStore().load(indexPath) else { return XCTFail("no load") }
+    XCTAssertEqual(trusted.derived.hasConflicts, false, "kept for the next process")
+
+    // A commit through the patcher keeps it for the index it writes.
+    let store = newProcessStore()
+    let repository = try Repository.open(at: workTree)
+    repository.indexFileStore = store
+    let path = "n/0/a-long-name-that-fills-the-index-faster-0.md"
+    try write(path, "changed\n")
+    try repository.commit(paths: [path], message: "change")
+    XCTAssertEqual(store.writes, 1)
+    let afterCommit = newProcessStore()
+    guard case .success(let committed) = afterCommit.load(indexPath) else { return XCTFail("no load") }
+    XCTAssertEqual(afterCommit.verified, 0)
+    XCTAssertEqual(committed.derived.hasConflicts, false)
+
+    // A merge that stops on a conflict: git writes the index, the next process verifies it and finds them.
+    try git.run("checkout", "-q", "-b", "other")
+    try write(path, "other side\n")
+    try git.run("commit", "-q", "-am", "other")
+    try git.run("checkout", "-q", "-")
+    try write(path, "this side\n")
+    try git.run("commit", "-q", "-am", "this")
+    XCTAssertFalse(try git.result(["merge", "-q", "other"]).succeeded, "the merge stops on the conflict")
+    let conflicted = newProcessStore()
+    guard case .success(let found) = conflicted.load(indexPath) else { return XCTFail("no load") }
+    XCTAssertEqual(conflicted.verified, 1)
+    XCTAssertEqual(found.derived.hasConflicts, true)
+    let next = newProcessStore()
+    guard case .success(let kept) = next.load(indexPath) else { return XCTFail("no load") }
+    XCTAssertEqual(next.verified, 0)
+    XCTAssertEqual(kept.derived.hasConflicts, true, "kept for the next process")
+    XCTAssertEqual(next.hasConflicts(indexPath), true)
   }
 }
