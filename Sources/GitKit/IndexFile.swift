@@ -80,6 +80,11 @@ enum IndexFile {
   /// Distance between the SHA-1 states kept for resuming the checksum (a multiple of 64).
   static let checkpointInterval = 64 * 1024
 
+  /// The smallest index whose checksum a patch that changes the entry count starts on another core
+  /// (``SpeculativeChecksum``): below it, the thread costs about what it saves. Variable so that tests can
+  /// send small indexes through it.
+  nonisolated(unsafe) static var speculativeChecksumMinimumSize = 512 * 1024
+
   /// An index file's bytes whose checksum has been verified, with resumable SHA-1 states.
   struct Snapshot {
     /// The whole file.
@@ -139,6 +144,15 @@ enum IndexFile {
     }
 
     let lookup = OperationLookup(ops)
+    // An addition or a removal changes the count in the header, and the checksum is hashed from the start again:
+    // on another core, while the entries are walked, with the count expected.
+    var expectedCount = entryCount
+    for op in ops {
+      if case .upsert = op { expectedCount += 1 } else { expectedCount -= 1 }
+    }
+    let speculation =
+      expectedCount != entryCount && expectedCount >= 0 && input.count >= speculativeChecksumMinimumSize
+      ? SpeculativeChecksum(input, entryCount: UInt32(expectedCount)) : nil
     // Room for the inserted entries, and for a cache tree made whole again in place (`replaceCacheTree`).
     var writer = EntryWriter(version: version, capacity: input.count + 256 * ops.count + 4096)
     writer.out.append(contentsOf: input[0..<12])
@@ -302,9 +316,17 @@ enum IndexFile {
 
     let newCount = entryCount + writer.inserted - writer.dropped
     writer.out.replaceSubrange(8..<12, with: bigEndianBytes(UInt32(newCount)))
-    let unchangedPrefix = commonPrefixCount(writer.out, input)
+    var resumable = snapshot.checkpoints
+    var unchangedPrefix = commonPrefixCount(writer.out, input)
+    if let speculation {
+      let states = speculation.finish()
+      if newCount == speculation.entryCount {
+        resumable = states
+        unchangedPrefix = commonPrefixCount(writer.out, input, from: 12)
+      }
+    }
     let (digest, checkpoints) = checksum(
-      writer.out, bodyCount: writer.out.count, resumingFrom: snapshot.checkpoints, unchangedPrefix: unchangedPrefix)
+      writer.out, bodyCount: writer.out.count, resumingFrom: resumable, unchangedPrefix: unchangedPrefix)
     writer.out.append(contentsOf: digest)
     return IndexPatchResult(
       bytes: writer.out, checkpoints: checkpoints, previous: previous, removedDescendants: removedDescendants,
@@ -722,12 +744,13 @@ enum IndexFile {
     return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
   }
 
-  /// The length of the longest common prefix of `a` and `b`.
-  static func commonPrefixCount(_ a: [UInt8], _ b: [UInt8]) -> Int {
+  /// The length of the longest common prefix of `a` and `b`, or with `from`, of the two after their first `from`
+  /// bytes (counted from the start: `from` if they differ there, and at most their length).
+  static func commonPrefixCount(_ a: [UInt8], _ b: [UInt8], from: Int = 0) -> Int {
     a.withUnsafeBufferPointer { a in
       b.withUnsafeBufferPointer { b in
         let n = min(a.count, b.count)
-        var i = 0
+        var i = min(from, n)
         while i + 8 <= n {
           let x = UnsafeRawPointer(a.baseAddress! + i).loadUnaligned(as: UInt64.self)
           let y = UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self)
