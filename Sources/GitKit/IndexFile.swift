@@ -59,8 +59,8 @@ struct IndexPatchResult {
   var bytes: [UInt8]
   /// SHA-1 states of `bytes` at every `IndexFile.checkpointInterval` bytes (see `IndexFile.Snapshot`).
   var checkpoints: [SHA1]
-  /// The stage-0 entries the touched paths had before (a path absent from the dictionary had none).
-  var previous: [[UInt8]: IndexEntryRecord]
+  /// The stage-0 entries the touched paths had before (a path absent from it had none).
+  var previous: PreviousEntries
   /// True when entries below a removed path (a tracked directory) were dropped.
   var removedDescendants: Bool
   /// The tree id the cache tree gave the whole index before the patch (nil: it had none, or not a valid one).
@@ -68,6 +68,31 @@ struct IndexPatchResult {
   /// The table of `bytes`, gathered while they were written (only when asked for): decoding them again would walk
   /// the whole index a second time.
   var table: IndexTable? = nil
+}
+
+/// The entries a patch replaced or dropped, by path. Gathered in the index's order, so sorted: looked up by
+/// binary search. Not a dictionary: the first dictionary keyed by byte arrays in a process makes the runtime check
+/// their `Hashable` conformance by scanning every conformance record in the binary.
+struct PreviousEntries {
+  private var paths: [[UInt8]] = []
+  private var records: [IndexEntryRecord] = []
+
+  /// Adds the entry `record` had at `path`, which sorts after every path added before.
+  mutating func append(_ path: [UInt8], _ record: IndexEntryRecord) {
+    precondition(paths.last.map { IndexFile.lexicographicallyPrecedes($0, path) } ?? true, "paths come in index order")
+    paths.append(path)
+    records.append(record)
+  }
+
+  subscript(path: [UInt8]) -> IndexEntryRecord? {
+    var low = 0
+    var high = paths.count
+    while low < high {
+      let middle = (low + high) / 2
+      if IndexFile.lexicographicallyPrecedes(paths[middle], path) { low = middle + 1 } else { high = middle }
+    }
+    return low < paths.count && paths[low] == path ? records[low] : nil
+  }
 }
 
 /// A byte-level editor for git's index file (https://git-scm.com/docs/index-format, versions 2 to 4).
@@ -156,7 +181,7 @@ enum IndexFile {
     // Room for the inserted entries, and for a cache tree made whole again in place (`replaceCacheTree`).
     var writer = EntryWriter(version: version, capacity: input.count + 256 * ops.count + 4096)
     writer.out.append(contentsOf: input[0..<12])
-    var previous: [[UInt8]: IndexEntryRecord] = [:]
+    var previous = PreviousEntries()
     var removedDescendants = false
     var previousRootTreeID: [UInt8]?
     var nextOp = 0
@@ -227,7 +252,7 @@ enum IndexFile {
             guard flags & 0x8000 == 0, extendedFlags == 0 else {
               throw IndexNotHandled(reason: "assume-valid, skip-worktree or intent-to-add on a touched path")
             }
-            previous[Array(path)] = record(base, offset, path)
+            previous.append(Array(path), record(base, offset, path))
             decision = .drop
             break decide
           }
@@ -547,6 +572,9 @@ enum IndexFile {
         bounds[i] = (end, end + path.count, upsert)
         end += path.count
       }
+      // Only the hashed walk reads these: building them makes the runtime check UInt64's Hashable conformance (see
+      // PreviousEntries), a scan of the binary, in every save of a few notes.
+      guard ops.count > IndexFile.directLookupLimit else { return }
       for (i, op) in ops.enumerated() {
         byHash[Self.hash(op.path[...]), default: []].append(i)
         guard case .upsert = op else { continue }
@@ -763,7 +791,7 @@ enum IndexFile {
     }
   }
 
-  private static func lexicographicallyPrecedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+  static func lexicographicallyPrecedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { compare(a, $0) < 0 } }
   }
 

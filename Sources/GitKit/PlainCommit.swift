@@ -135,7 +135,11 @@ public enum PlainCommit {
     guard let author = Header(author), let committer = Header(committer) else {
       return .declined("a name or e-mail libgit2 would trim or refuse")
     }
-    let root = workTree.standardizedFileURL.path
+    // The files are opened below it: a path without `.` or `..` components opens them as its standardized form
+    // would, and standardizing costs a scan of the binary's conformance records.
+    let plain = workTree.path
+    let root =
+      plain.split(separator: "/").contains { $0 == "." || $0 == ".." } ? workTree.standardizedFileURL.path : plain
     let indexPath = files.gitDirectory + "/index"
     if access(indexPath + ".lock", F_OK) == 0 {
       throw GitError(
@@ -311,8 +315,9 @@ public enum PlainCommit {
   /// renamed into place (a concurrent writer of the same id writes the same bytes).
   static func writeLoose(_ objects: String, type: String, id: [UInt8], content: [UInt8], stream: Zlib.Stream) throws {
     let hex = lowercaseHex(id)
-    let directory = objects + "/" + hex.prefix(2)
-    let path = directory + "/" + hex.dropFirst(2)
+    // String(_:) around the slices: `+` with a Substring is generic, and looks up a conformance at run time.
+    let directory = objects + "/" + String(hex.prefix(2))
+    let path = directory + "/" + String(hex.dropFirst(2))
     if access(path, F_OK) == 0 { return }
     var raw = Array("\(type) \(content.count)\0".utf8)
     raw += content
@@ -363,7 +368,7 @@ public enum PlainCommit {
       let identity = settings.reflogIdentity
       let line =
         "\(old.hex) \(new.hex) \(identity.name) <\(identity.email)> \(when.time)\t"
-        + message.replacingOccurrences(of: "\n", with: " ") + "\n"
+        + String(decoding: message.utf8.map { $0 == 0x0A ? 0x20 : $0 }, as: UTF8.self) + "\n"
       for log in [files.commonDirectory + "/logs/" + reference, files.gitDirectory + "/logs/HEAD"] {
         try append(Array(line.utf8), to: log)
       }

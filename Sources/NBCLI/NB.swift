@@ -18,11 +18,14 @@ public struct NB: ParsableCommand {
       """,
     version: version,
     subcommands: [
-      Init.self, Add.self, Edit.self, Show.self, Attach.self, List.self, Search.self, Links.self, Backlinks.self, Graph.self,
+      Init.self, Add.self, Edit.self, Show.self, Attach.self, List.self, Search.self, Links.self, Backlinks.self,
+      Graph.self,
       CheckCommand.self, Reindex.self, Move.self, Rename.self, Delete.self,
       NotebookCommand.self,
-      TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self, Conflicts.self,
-      InkCommand.self, TaskCommand.self, Reminders.self, Capture.self, InboxCommand.self, MergeDriverCommand.self, Quickstart.self, Migrate.self,
+      TagCommand.self, Save.self, Status.self, History.self, RemoteCommand.self, Clone.self, Sync.self, Watch.self,
+      Conflicts.self,
+      InkCommand.self, TaskCommand.self, Reminders.self, Capture.self, InboxCommand.self, MergeDriverCommand.self,
+      Quickstart.self, Migrate.self,
       Serve.self,
     ]
   )
@@ -40,16 +43,17 @@ struct RepositoryOptions: ParsableArguments {
 
   /// The repository `--dir` names (nil: not given), set up as every command wants it.
   static func open(directory: String?) throws -> NoteRepository {
-    // Only the variables these steps read, through getenv: ProcessInfo's environment copies all of it into a new
-    // dictionary, and its first use sets ProcessInfo up, together a few tenths of a millisecond of every command.
-    let environment = processEnvironment(["HOME", "NB_DIR", "NB_NOW", "XDG_CONFIG_HOME"])
+    // Each variable these steps read, through getenv: ProcessInfo's environment copies all of it into a new
+    // dictionary, and its first use sets ProcessInfo up, together a few tenths of a millisecond of every command
+    // (and the first dictionary keyed by strings makes the runtime scan the binary's conformance records).
     let repository = try NoteRepository.open(
-      at: NoteRepository.locate(explicit: directory, environment: environment, currentDirectory: currentDirectory()))
-    if let now = try fixedClock(environment: environment) { repository.clock = { now } }
+      at: NoteRepository.locate(
+        explicit: directory, variable: environmentVariable, currentDirectory: currentDirectory()))
+    if let now = try fixedClock(variable: environmentVariable) { repository.clock = { now } }
     repository.progress = ProgressLine.reporter()
     repository.notice = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     // This device's own settings (the inbox command), read only by the commands that need them.
-    repository.deviceConfigFile = DeviceConfig.location(environment: environment)
+    repository.deviceConfigFile = DeviceConfig.location(variable: environmentVariable)
     openUntilExit.append(repository)
     return repository
   }
@@ -62,13 +66,9 @@ struct RepositoryOptions: ParsableArguments {
 /// its log for the next process on close anyway (NoteIndex skips the checkpoint).
 nonisolated(unsafe) private var openUntilExit: [NoteRepository] = []
 
-/// The values of `names` that are set, read with getenv (an empty value is kept: it is set).
-func processEnvironment(_ names: [String]) -> [String: String] {
-  var result: [String: String] = [:]
-  for name in names {
-    if let value = getenv(name) { result[name] = String(cString: value) }
-  }
-  return result
+/// The value of the environment variable `name`, read with getenv; nil when it is not set (an empty value is set).
+func environmentVariable(_ name: String) -> String? {
+  getenv(name).map { String(cString: $0) }
 }
 
 /// The working directory as a file URL, from getcwd (FileManager's answer goes through the same call, after
@@ -84,9 +84,15 @@ func currentDirectory() -> URL {
 /// `NB_NOW` (an RFC 3339 date-time): the time every command takes as "now", for tests and reproducible examples
 /// ("today", "overdue", stamps and commit dates). The zone is the process's (`TZ`).
 func fixedClock(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Date? {
-  guard let text = environment["NB_NOW"], !text.isEmpty else { return nil }
+  try fixedClock(variable: { environment[$0] })
+}
+
+/// ``fixedClock(environment:)`` reading the variable with `variable`.
+func fixedClock(variable: (String) -> String?) throws -> Date? {
+  guard let text = variable("NB_NOW"), !text.isEmpty else { return nil }
   guard let stamp = Timestamp(rfc3339: text) else {
-    throw CommandError("NB_NOW '\(text)' is not an RFC 3339 date-time such as 2026-11-24T09:00:00+01:00; unset it or fix it")
+    throw CommandError(
+      "NB_NOW '\(text)' is not an RFC 3339 date-time such as 2026-11-24T09:00:00+01:00; unset it or fix it")
   }
   return stamp.date
 }

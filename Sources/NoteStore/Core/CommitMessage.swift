@@ -22,16 +22,25 @@ enum CommitMessage {
   /// more `key: value` line of the same trailer block, so git's trailer parser reads it too. `device`, when given,
   /// opens the trailer block as `Nb-Device: <device>` (outside the cap: it is one line whatever the commit touched).
   static func make(_ subject: String, noteIDs: [String] = [], device: String? = nil) -> String {
-    var seen = Set<String>()
-    let ids = noteIDs.filter { seen.insert($0).inserted }
+    // Not a Set: a save names a note or a few, and the first set of strings in a process makes the runtime scan
+    // every conformance record in the binary.
+    var ids: [String] = []
+    if noteIDs.count > 64 {
+      var seen = Set<String>()
+      ids = noteIDs.filter { seen.insert($0).inserted }
+    } else {
+      for id in noteIDs where !ids.contains(id) { ids.append(id) }
+    }
     var message = "nb: " + subject + "\n"
     // A trailer value is one line: a device name with line breaks would end the block early.
-    let device = device.map { $0.split(whereSeparator: \.isNewline).joined(separator: " ") }
-      .map { $0.trimmingWhitespaces() }.flatMap { $0.isEmpty ? nil : $0 }
+    let device = device.map {
+      joinedWithoutLookup($0.split(whereSeparator: \.isNewline).map(String.init), separator: " ")
+    }
+    .map { $0.trimmingWhitespaces() }.flatMap { $0.isEmpty ? nil : $0 }
     if device != nil || !ids.isEmpty { message += "\n" }
     if let device { message += "\(deviceTrailer): \(device)\n" }
     if !ids.isEmpty {
-      message += ids.prefix(maxNoteIDTrailers).map { "\(noteIDTrailer): \($0)\n" }.joined()
+      for id in ids.prefix(maxNoteIDTrailers) { message += "\(noteIDTrailer): \(id)\n" }
       if ids.count > maxNoteIDTrailers {
         message += "\(omittedTrailer): \(ids.count - maxNoteIDTrailers)\n"
       }

@@ -33,7 +33,9 @@ enum FMSimpleBlock {
   /// Each key's value, in order; nil when the block is not simple.
   static func values(_ content: [UInt8]) -> [(key: String, value: Value)]? {
     var result: [(key: String, value: Value)] = []
-    var keys = Set<ArraySlice<UInt8>>()
+    // An array, not a Set: front matter has a few keys, and the first Set of byte slices in a process makes the
+    // runtime scan every conformance record in the binary.
+    var keys: [ArraySlice<UInt8>] = []
     var start = 0
     let count = content.count
     while start < count {
@@ -46,7 +48,8 @@ enum FMSimpleBlock {
       if line.isEmpty { continue }
       guard let colon = line.firstIndex(of: 0x3A), isKey(line[line.startIndex..<colon]) else { return nil }
       let key = line[line.startIndex..<colon]
-      guard keys.insert(key).inserted else { return nil }
+      guard !keys.contains(key) else { return nil }
+      keys.append(key)
       let rest = line[(colon + 1)...]
       let value: Value
       if rest.isEmpty {

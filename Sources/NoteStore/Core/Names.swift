@@ -107,7 +107,8 @@ enum Names {
   static let maxComponentBytes = 255
 
   /// Directory names git and nb own; compared case-insensitively because macOS and Windows file systems are.
-  static let reservedComponents: Set<String> = [".git", ".nb"]
+  // An array: two names, and a set of strings would make the runtime scan the binary's conformance records.
+  static let reservedComponents = [".git", ".nb"]
 
   /// A note title: not empty/whitespace-only; no control characters (incl. newline, tab, DEL, U+0085, U+2028/9);
   /// no `/` or `\` (a notebook is given separately); not only dots.
@@ -140,7 +141,7 @@ enum Names {
       if component == "." { throw fail(.currentDirectory) }
       try checkComponent(component, kind: .notebook, text: path)
     }
-    return components.joined(separator: "/")
+    return joinedWithoutLookup(components, separator: "/")
   }
 
   /// A repository-relative file path given by a user (a NOTE argument, "work/roadmap.md"): the same component
@@ -155,7 +156,7 @@ enum Names {
     for component in components {
       try checkComponent(component, kind: .path, text: path)
     }
-    return components.joined(separator: "/")
+    return joinedWithoutLookup(components, separator: "/")
   }
 
   /// Rules that apply to a whole path before it is split.
@@ -220,4 +221,15 @@ enum Names {
   private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
     scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
   }
+}
+
+/// `parts.joined(separator: separator)`, built by hand: the library's `joined` is generic over the element type
+/// and looks up a conformance at run time, a scan of every conformance record in the binary, in every command.
+func joinedWithoutLookup(_ parts: [String], separator: String) -> String {
+  var joined = ""
+  for (index, part) in parts.enumerated() {
+    if index > 0 { joined += separator }
+    joined += part
+  }
+  return joined
 }

@@ -24,11 +24,16 @@ public struct DeviceConfig: Equatable, Sendable {
   /// `$XDG_CONFIG_HOME/nb/config.yaml`, or `~/.config/nb/config.yaml` when `XDG_CONFIG_HOME` is unset, empty or
   /// not an absolute path (as the XDG base directory specification says).
   public static func location(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    location(variable: { environment[$0] })
+  }
+
+  /// ``location(environment:)`` reading each environment variable with `variable`.
+  public static func location(variable: (String) -> String?) -> URL {
     let base: String
-    if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+    if let xdg = variable("XDG_CONFIG_HOME"), xdg.hasPrefix("/") {
       base = xdg
     } else {
-      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+      let home = variable("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
       base = home + "/.config"
     }
     return URL(fileURLWithPath: base).appendingPathComponent("nb/config.yaml")
@@ -181,4 +186,3 @@ public struct DeviceConfig: Equatable, Sendable {
 
   static func oneLine(_ text: String) -> String { InboxCommandExchange.shortened(text) }
 }
-

@@ -290,7 +290,7 @@ final class Journal {
   private static func commandLine() -> String {
     let arguments = CommandLine.arguments
     guard let program = arguments.first else { return "" }
-    return ([(program as NSString).lastPathComponent] + arguments.dropFirst()).joined(separator: " ")
+    return joinedWithoutLookup([(program as NSString).lastPathComponent] + arguments.dropFirst(), separator: " ")
   }
 
   private static func syncDirectory(_ path: String) {

@@ -122,29 +122,48 @@ public final class NoteRepository {
     explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
     currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
   ) -> URL {
-    let home = environment["HOME"] ?? NSHomeDirectory()
+    locate(explicit: explicit, variable: { environment[$0] }, currentDirectory: currentDirectory)
+  }
+
+  /// ``locate(explicit:environment:currentDirectory:)`` reading each environment variable with `variable` (a
+  /// command line tool passes `getenv`: the first dictionary keyed by strings in a process makes the runtime scan
+  /// every conformance record in the binary).
+  public static func locate(explicit: String?, variable: (String) -> String?, currentDirectory: URL) -> URL {
+    let home = variable("HOME") ?? NSHomeDirectory()
     func expand(_ path: String) -> URL {
       var path = path
       if path == "~" || path.hasPrefix("~/") { path = home + path.dropFirst() }
       return URL(fileURLWithPath: path, relativeTo: currentDirectory).standardizedFileURL
     }
     if let explicit, !explicit.isEmpty { return expand(explicit) }
-    if let fromEnvironment = environment["NB_DIR"], !fromEnvironment.isEmpty { return expand(fromEnvironment) }
-    var directory = currentDirectory.standardizedFileURL
+    if let fromEnvironment = variable("NB_DIR"), !fromEnvironment.isEmpty { return expand(fromEnvironment) }
+    // Up the path as a string: URL's standardizing makes the runtime look up a conformance, a scan of every
+    // conformance record in the binary, in every command.
+    var directory = standardizedPath(currentDirectory)
     while true {
-      if FileSystem.statInfo(directory.appendingPathComponent(settingsDirectory).path)?.isDirectory == true {
-        return directory
+      let candidate = directory == "/" ? "/" + settingsDirectory : directory + "/" + settingsDirectory
+      if FileSystem.statInfo(candidate)?.isDirectory == true {
+        return URL(fileURLWithPath: directory, isDirectory: true)
       }
-      let parent = directory.deletingLastPathComponent()
-      if parent.path == directory.path { break }
-      directory = parent
+      guard directory != "/", let slash = directory.lastIndex(of: "/") else { break }
+      directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
     }
     return expand(defaultLocation)
   }
 
+  /// `url`'s path as `standardizedFileURL` gives it, without a trailing `/`; standardized by URL only when a
+  /// component is `.` or `..` (a path nb made or `getcwd` gave has none, and standardizing costs a scan of the
+  /// binary's conformance records).
+  static func standardizedPath(_ url: URL) -> String {
+    var path = url.path
+    if path.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) { path = url.standardizedFileURL.path }
+    while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+    return path.isEmpty ? "/" : path
+  }
+
   /// Opens the repository whose root is `root`.
   public static func open(at root: URL) throws -> NoteRepository {
-    let root = root.standardizedFileURL
+    let root = URL(fileURLWithPath: standardizedPath(root), isDirectory: true)
     let configPath = root.appendingPathComponent(".nb/config.yaml").path
     guard FileSystem.exists(configPath) else { throw NoteStoreError.noRepository(path: root.path) }
     let config = try RepositoryConfig.read(at: configPath)

@@ -59,8 +59,8 @@ public struct RepositoryConfig: Equatable, Sendable {
   /// The keys of a file in the shape nb writes it — comments, blank lines and `key: value` lines at the left
   /// margin, each key once, each value a plain word YAML reads as that word — taken without a YAML parser (whose
   /// first use costs a good part of a command as short as `nb status`); nil for anything else, which YAML reads.
-  static func plainKeys(_ text: String) throws -> [String: String]? {
-    var keys: [String: String] = [:]
+  static func plainKeys(_ text: String) throws -> PlainKeys? {
+    var keys = PlainKeys()
     for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
       var line = line[...]
       if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
@@ -80,9 +80,18 @@ public struct RepositoryConfig: Equatable, Sendable {
       else { return nil }
       let name = String(decoding: key, as: UTF8.self)
       guard keys[name] == nil else { return nil }
-      keys[name] = String(decoding: value, as: UTF8.self)
+      keys.pairs.append((name, String(decoding: value, as: UTF8.self)))
     }
     return keys
+  }
+
+  /// The keys of a plain settings file and their values, in order. Not a dictionary: a settings file has a few
+  /// keys, and the first dictionary keyed by strings in a process makes the runtime scan every conformance record
+  /// in the binary, in every command.
+  struct PlainKeys {
+    var pairs: [(key: String, value: String)] = []
+
+    subscript(key: String) -> String? { pairs.first { $0.key == key }?.value }
   }
 
   private static func isWordByte(_ byte: UInt8) -> Bool {
@@ -97,7 +106,7 @@ public struct RepositoryConfig: Equatable, Sendable {
   }
 
   /// The settings of plain `key: value` pairs; `watch:` and `inbox:` are mappings, so never among them.
-  static func parse(_ keys: [String: String], path: String) throws -> RepositoryConfig {
+  static func parse(_ keys: PlainKeys, path: String) throws -> RepositoryConfig {
     var config = RepositoryConfig.initial
     config.format = 1
     if let format = keys["format"] {
