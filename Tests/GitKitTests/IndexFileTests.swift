@@ -60,6 +60,26 @@ final class IndexFileTests: GitKitTestCase {
       tail.withUnsafeBytes { fast.finish($0.baseAddress!, count: $0.count) })
   }
 
+  /// The replaced entries a patch hands back are found by path (binary search over the index's order), and a path
+  /// that had none is not.
+  func testPreviousEntriesAreFoundByPath() {
+    var rng = SplitMix64(seed: 17)
+    let all = Set(
+      (0..<300).map { _ in "d\(Int.random(in: 0..<9, using: &rng))/n-\(Int.random(in: 0..<999, using: &rng)).md" }
+    )
+    .map { Array($0.utf8) }.sorted { IndexFile.lexicographicallyPrecedes($0, $1) }
+    var previous = PreviousEntries()
+    var kept: [[UInt8]: UInt8] = [:]
+    for (index, path) in all.enumerated() where index % 3 != 0 {
+      let id = UInt8(index % 251)
+      previous.append(path, IndexEntryRecord(mode: 0o100644, id: Array(repeating: id, count: 20), path: path))
+      kept[path] = id
+    }
+    for path in all + [[], Array("a".utf8), Array("zz".utf8)] {
+      XCTAssertEqual(previous[path]?.id.first, kept[path], String(decoding: path, as: UTF8.self))
+    }
+  }
+
   // MARK: Property test against git
 
   /// Nested paths that sort around each other (`-` and `.` sort before `/`), and non-ASCII names.

@@ -30,6 +30,36 @@ final class NoteRepositoryInitTests: NoteRepositoryTestCase {
     }
   }
 
+  /// Where commands find the repository: `--dir`, then `NB_DIR`, then the nearest enclosing directory holding
+  /// `.nb/` (walked up as a path, `.` and `..` as the file system would take them), then `~/notes`.
+  func testLocateFindsTheEnclosingRepositoryOrTheDefault() throws {
+    let nested = root.appendingPathComponent("inbox/deeper/still")
+    try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
+    let home = try temp.directory("home")
+    let found: (URL) -> String = { directory in
+      NoteRepository.locate(explicit: nil, variable: { $0 == "HOME" ? home.path : nil }, currentDirectory: directory)
+        .path
+    }
+    XCTAssertEqual(found(root), root.path)
+    XCTAssertEqual(found(nested), root.path, "walked up from below")
+    XCTAssertEqual(found(URL(fileURLWithPath: nested.path + "/./..", isDirectory: true)), root.path)
+    XCTAssertEqual(found(URL(fileURLWithPath: root.path + "/", isDirectory: true)), root.path)
+    let outside = try temp.directory("outside/below")
+    XCTAssertEqual(found(outside), home.path + "/notes", "no repository above: the default")
+    XCTAssertEqual(found(URL(fileURLWithPath: "/", isDirectory: true)), home.path + "/notes")
+    // The environment and --dir come first, with ~ expanded.
+    let fromEnvironment = NoteRepository.locate(
+      explicit: nil, environment: ["HOME": home.path, "NB_DIR": "~/elsewhere"], currentDirectory: nested)
+    XCTAssertEqual(fromEnvironment.path, home.path + "/elsewhere")
+    let explicit = NoteRepository.locate(
+      explicit: "../x", environment: ["HOME": home.path, "NB_DIR": "/ignored"],
+      currentDirectory: URL(fileURLWithPath: nested.path, isDirectory: true))
+    XCTAssertEqual(explicit.path, root.appendingPathComponent("inbox/deeper/x").path)
+    // The repository opens at the path located, however it was spelled.
+    let opened = try NoteRepository.open(at: URL(fileURLWithPath: nested.path + "/../../..", isDirectory: true))
+    XCTAssertEqual(opened.root.path, root.path)
+  }
+
   func testOpenWithoutRepositoryFails() throws {
     let elsewhere = try temp.directory("nothing-here")
     XCTAssertThrowsError(try NoteRepository.open(at: elsewhere)) { error in
