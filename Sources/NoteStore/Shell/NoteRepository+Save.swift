@@ -116,7 +116,8 @@ extension NoteRepository {
     return try mutate { tx in
       // First, so that what it ignores is not committed by this save.
       try addIgnoreBlock(in: &tx)
-      let changes = try options.only.map { try git.changes(paths: $0.sorted() + [".gitignore"], exact: true) }
+      let changes =
+        try options.only.map { try git.changes(paths: $0.sorted() + [".gitignore"], exact: true) }
         ?? git.changes()
       // git status already shows a new .gitignore; an existing one nb appended to is modified: listed either way.
       let paths = Array(
@@ -410,8 +411,10 @@ struct StrayCollector {
   let attachmentFolders: Bool
   private var temporaryFiles: [String] = []
   private var orphanedInk: [String] = []
-  /// Directories that are not notebooks, so neither is anything below them.
-  private var skipped = Set<String>()
+  /// Directories that are not notebooks, so neither is anything below them; sorted (a sorted array, not a Set:
+  /// the first set of strings in a process makes the runtime scan every conformance record in the binary, and
+  /// `nb status` needs no other).
+  private var skipped = SortedStrings()
 
   init(attachmentFolders: Bool) {
     self.attachmentFolders = attachmentFolders
@@ -452,6 +455,31 @@ struct StrayCollector {
       if isFolder, let owner = RepoPaths.attachmentOwner(ofFolder: name), notes!.contains(owner) {
         skipped.insert(RepoPaths.join(directory, name))
       }
+    }
+  }
+
+  /// Strings in byte order, inserted and looked up by binary search.
+  struct SortedStrings {
+    private var items: [String] = []
+
+    private func position(_ item: String) -> Int {
+      var low = 0
+      var high = items.count
+      while low < high {
+        let middle = (low + high) / 2
+        if items[middle].utf8.lexicographicallyPrecedes(item.utf8) { low = middle + 1 } else { high = middle }
+      }
+      return low
+    }
+
+    func contains(_ item: String) -> Bool {
+      let at = position(item)
+      return at < items.count && items[at] == item
+    }
+
+    mutating func insert(_ item: String) {
+      let at = position(item)
+      if at == items.count || items[at] != item { items.insert(item, at: at) }
     }
   }
 

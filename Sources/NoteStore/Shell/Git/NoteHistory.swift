@@ -995,7 +995,7 @@ final class GitFileAnswers {
   }
 
   /// HEAD's commit id; nil on a branch without commits.
-  private lazy var headID: Result<ObjectID?, Error> = Result {
+  private lazy var headID = KeptAnswer<ObjectID?> {
     if let known = files.headCommit() { return known }
     return try opened().headID().flatMap(ObjectID.init(hex:))
   }
@@ -1005,7 +1005,7 @@ final class GitFileAnswers {
     try headCommitRead.get()
   }
 
-  private lazy var headCommitRead: Result<(summary: CommitSummary, tree: String)?, Error> = Result {
+  private lazy var headCommitRead = KeptAnswer<(summary: CommitSummary, tree: String)?> {
     try readHeadCommit()
   }
 
@@ -1150,5 +1150,24 @@ final class Counter: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return count
+  }
+}
+
+/// An answer computed once, or the error computing it threw. Not `Result`: making `Result<_, any Error>` makes the
+/// runtime check that the failure is an `Error`, by scanning every conformance record in the binary, in every
+/// command that reads HEAD.
+private enum KeptAnswer<Value> {
+  case value(Value)
+  case failure(any Error)
+
+  init(_ body: () throws -> Value) {
+    do { self = .value(try body()) } catch { self = .failure(error) }
+  }
+
+  func get() throws -> Value {
+    switch self {
+    case .value(let value): return value
+    case .failure(let error): throw error
+    }
   }
 }
