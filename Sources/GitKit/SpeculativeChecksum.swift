@@ -7,8 +7,8 @@ import Foundation
 /// from the old file's states (``IndexFile/checksum(_:bodyCount:resumingFrom:unchangedPrefix:)``): all of it is
 /// hashed again, 7 MB at 100 000 entries, after the walk. Up to the first entry the patch changes, the new file is
 /// the old one with the new count, so these states are hashed from the old bytes as soon as the patch starts,
-/// with the count it expects (the operations' paths new to the index, or gone from it). If the count comes out
-/// otherwise, the states are not used.
+/// with the count expected if every upsert adds a path and every removal takes one away. If the count comes out
+/// otherwise (an edit, a removed folder), the states are not used.
 final class SpeculativeChecksum: @unchecked Sendable {
   /// The entry count the states were computed with.
   let entryCount: UInt32

@@ -173,6 +173,13 @@ final class InterruptedTests: NBCLITestCase {
 
     var midCheckout = 0
     var tries = 0
+    // How the kills that missed the checkout missed it, and the last killed sync's output: if none lands, the
+    // failure says why (one CI run reported 0 of 135 with nothing else to go on).
+    var finishedFirst = 0
+    var beforeJournal = 0
+    var afterJournal = 0
+    var otherRecord = 0
+    var lastOutput = ""
     // A third of the kills land anywhere; a third home in on the checkout, the short end of a sync (later after a
     // kill that came before it, earlier after one that came when it was done); a third wait for its journal record.
     var aim = duration * 0.8
@@ -202,14 +209,26 @@ final class InterruptedTests: NBCLITestCase {
         let delay = aimed ? aim * Double.random(in: 0.9...1.1) : Double.random(in: 0...(duration * 1.2))
         Thread.sleep(forTimeInterval: delay)
       }
+      let exitedFirst = process.hasExited
       process.terminate(SIGKILL)
-      _ = try process.wait(timeout: 120)
+      let killed = try process.wait(timeout: 120)
+      lastOutput = "exit \(killed.status), stderr: \(killed.stderr.suffix(600))"
 
       let hadJournal = journalExists
       if journalHoldsCheckout() {
         midCheckout += 1
-      } else if aimed {
-        aim *= try git.revParse("HEAD") == local ? 1.08 : 0.92
+      } else {
+        let moved = try git.revParse("HEAD") != local
+        if exitedFirst {
+          finishedFirst += 1
+        } else if hadJournal {
+          otherRecord += 1
+        } else if moved {
+          afterJournal += 1
+        } else {
+          beforeJournal += 1
+        }
+        if aimed { aim *= moved ? 0.92 : 1.08 }
       }
       let save = try nbSucceeds("save")
       XCTAssertFalse(journalExists, "try \(tries): save left the journal behind")
@@ -231,9 +250,15 @@ final class InterruptedTests: NBCLITestCase {
     }
     try git.fsck()
     print(
-      "testKilledSyncCheckoutLeavesAllOrNothing: \(midCheckout) of \(tries) kills landed mid-checkout; "
-        + "\(staleRemoteLocks) left the remote's ref lock")
+      "testKilledSyncCheckoutLeavesAllOrNothing: \(midCheckout) of \(tries) kills landed mid-checkout "
+        + "(missed: \(finishedFirst) after the sync exited, \(beforeJournal) before its journal, \(afterJournal) "
+        + "after it, \(otherRecord) at another record); \(staleRemoteLocks) left the remote's ref lock")
     XCTAssertGreaterThan(
-      midCheckout, 0, "no kill landed inside a sync's checkout in \(tries) tries; the test proved little")
+      midCheckout, 0,
+      "no kill landed inside a sync's checkout in \(tries) tries; the test proved little. Of the misses, "
+        + "\(finishedFirst) came after the sync had exited, \(beforeJournal) before it wrote its journal, "
+        + "\(afterJournal) after it had moved HEAD and ended its journal, \(otherRecord) with another journal "
+        + "record; a full sync took \(duration) s; the last killed sync: "
+        + lastOutput)
   }
 }
