@@ -65,8 +65,8 @@ enum IndexCheckpoints {
     return Kept(states: states, hasConflicts: conflicts == 0 ? nil : conflicts == 2)
   }
 
-  /// Keeps `states` and `hasConflicts` (nil: not known) for the index version `identity` whose bytes are `bytes`, replacing the file atomically.
-  /// Failures are ignored: the next process verifies the index instead.
+  /// Keeps `states` and `hasConflicts` (nil: not known) for the index version `identity` whose bytes are `bytes`,
+  /// replacing the file atomically. Failures are ignored: the next process verifies the index instead.
   static func save(
     _ file: String, identity: IndexFileStore.Identity, bytes: [UInt8], states: [SHA1], hasConflicts: Bool?
   ) {

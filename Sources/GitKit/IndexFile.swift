@@ -178,6 +178,7 @@ enum IndexFile {
     let speculation =
       expectedCount != entryCount && expectedCount >= 0 && input.count >= speculativeChecksumMinimumSize
       ? SpeculativeChecksum(input, entryCount: UInt32(expectedCount)) : nil
+    defer { speculation?.cancel() }
     // Room for the inserted entries, and for a cache tree made whole again in place (`replaceCacheTree`).
     var writer = EntryWriter(version: version, capacity: input.count + 256 * ops.count + 4096)
     writer.out.append(contentsOf: input[0..<12])

@@ -54,12 +54,17 @@ final class SpeculativeChecksum: @unchecked Sendable {
     return !stopped
   }
 
-  /// Stops the hashing and returns the states it reached: the first is the empty state, the one at index i covers
-  /// the first i intervals of the file with the new count.
-  func finish() -> [SHA1] {
+  /// Stops the hashing without waiting for it (a patch that declined needs no states).
+  func cancel() {
     lock.lock()
     stopped = true
     lock.unlock()
+  }
+
+  /// Stops the hashing and returns the states it reached: the first is the empty state, the one at index i covers
+  /// the first i intervals of the file with the new count.
+  func finish() -> [SHA1] {
+    cancel()
     done.wait()
     lock.lock()
     defer { lock.unlock() }
