@@ -60,6 +60,15 @@ final class NoteRepositoryInitTests: NoteRepositoryTestCase {
     XCTAssertEqual(opened.root.path, root.path)
   }
 
+  /// The device a save names: `NB_DEVICE` (trimmed) when set and not blank, else the host name, as Foundation
+  /// gives it.
+  func testTheDefaultDeviceIsNBDeviceElseTheHostName() {
+    XCTAssertEqual(NoteRepository.defaultDevice(variable: { $0 == "NB_DEVICE" ? "  laptop \n" : nil }), "laptop")
+    XCTAssertEqual(NoteRepository.defaultDevice(variable: { _ in nil }), ProcessInfo.processInfo.hostName)
+    XCTAssertEqual(NoteRepository.defaultDevice(variable: { _ in " " }), ProcessInfo.processInfo.hostName)
+    XCTAssertEqual(NoteRepository.defaultDevice(environment: ["NB_DEVICE": "desk"]), "desk")
+  }
+
   func testOpenWithoutRepositoryFails() throws {
     let elsewhere = try temp.directory("nothing-here")
     XCTAssertThrowsError(try NoteRepository.open(at: elsewhere)) { error in

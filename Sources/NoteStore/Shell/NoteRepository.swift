@@ -40,7 +40,7 @@ public final class NoteRepository {
   private var chosenTimeZone: TimeZone?
   /// This device's name, written into every commit nb makes as an `Nb-Device:` trailer (a sync names a losing
   /// version's conflict copy after it). `NB_DEVICE`, else the host name; a sync runs as its ``SyncOptions/device``.
-  public lazy var device: String = NoteRepository.defaultDevice()
+  public lazy var device: String = NoteRepository.defaultDevice(variable: { getenv($0).map { String(cString: $0) } })
   /// Called while an operation works through many notes (a tag rename, a save): what it is doing, how many are
   /// done, of how many. A command line shows it as a progress line; nil reports nothing.
   public var progress: ((_ activity: String, _ done: Int, _ total: Int) -> Void)?
@@ -108,10 +108,18 @@ public final class NoteRepository {
 
   /// `NB_DEVICE` when set, else the host name.
   public static func defaultDevice(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    if let name = environment["NB_DEVICE"]?.trimmingWhitespacesAndNewlines(), !name.isEmpty {
+    defaultDevice(variable: { environment[$0] })
+  }
+
+  /// ``defaultDevice(environment:)`` reading the variable with `variable`, and the host name with `gethostname`:
+  /// every save names its device, and ProcessInfo's first use builds the whole environment into a dictionary.
+  static func defaultDevice(variable: (String) -> String?) -> String {
+    if let name = variable("NB_DEVICE")?.trimmingWhitespacesAndNewlines(), !name.isEmpty {
       return name
     }
-    return ProcessInfo.processInfo.hostName
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return ProcessInfo.processInfo.hostName }
+    return String(cString: buffer)
   }
 
   // MARK: - Finding, opening, creating
