@@ -42,7 +42,7 @@ struct List: ParsableCommand {
     let notes = try RepositoryOptions.open(directory: directory)
     var text = try queryText(words)
     // The older form `nb list work [-r]`: a notebook that exists, named alone.
-    let named = text.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+    let named = trimming(text, "/")
     let children =
       text.isEmpty || text.contains(where: { $0 == ":" || $0.isWhitespace }) ? nil : notes.childNotebookPaths(of: named)
     if let children {
@@ -54,8 +54,8 @@ struct List: ParsableCommand {
     } else if recursive {
       throw CommandError("--recursive goes with a notebook path, e.g. nb list work --recursive")
     }
-    let filters = tags.map { "tag:\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "#")))\"" }
-    let query = query(([text] + filters).filter { !$0.isEmpty }.joined(separator: " "), .path, nil)
+    let filters = tags.map { "tag:\"\(trimming($0, "#"))\"" }
+    let query = query(joinedWithoutLookup(([text] + filters).filter { !$0.isEmpty }, separator: " "), .path, nil)
     // A notebook listed as it is (no tag, the default order, every note): read from its directory, which is what
     // the index would answer, without opening the index.
     let plainListing = query.sort == .path && !query.reverse && query.limit == nil && query.offset == 0
@@ -75,10 +75,10 @@ struct List: ParsableCommand {
       lines += noteLine(hit.note) + "\n"
       if let warning = hit.note.warning { warn(warning) }
       if lines.utf8.count >= 64 * 1024 {
-        FileHandle.standardOutput.write(Data(lines.utf8))
+        writeStandardOutput(lines)
         lines = ""
       }
     }
-    FileHandle.standardOutput.write(Data(lines.utf8))
+    writeStandardOutput(lines)
   }
 }

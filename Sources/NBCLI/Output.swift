@@ -26,6 +26,30 @@ enum Style {
   }
 }
 
+/// `text` without `scalar` at either end, as `trimmingCharacters(in:)` with that one character gives it (which goes
+/// through NSString and its UTF-16 view, and looks up a conformance at run time: a scan of the binary).
+func trimming(_ text: String, _ scalar: Unicode.Scalar) -> String {
+  var scalars = Substring(text).unicodeScalars
+  while scalars.first == scalar { scalars.removeFirst() }
+  while scalars.last == scalar { scalars.removeLast() }
+  return String(scalars)
+}
+
+/// Writes `text` to standard output unbuffered, as `FileHandle.standardOutput.write` does, without making a `Data`
+/// of it (whose initialiser from a sequence looks up a conformance at run time: a scan of the binary).
+func writeStandardOutput(_ text: String) {
+  var text = text
+  text.withUTF8 { bytes in
+    var done = 0
+    while done < bytes.count {
+      let written = write(STDOUT_FILENO, bytes.baseAddress! + done, bytes.count - done)
+      if written < 0 && errno == EINTR { continue }
+      if written <= 0 { return }
+      done += written
+    }
+  }
+}
+
 /// Writes to standard error (warnings never mix into output a script parses).
 func warn(_ message: String) {
   FileHandle.standardError.write(Data(("warning: " + message + "\n").utf8))
@@ -196,12 +220,12 @@ extension Timestamp {
 func noteLine(_ note: Note) -> String {
   var parts = [Style.dim(note.updated?.short ?? "                "), Style.bold(note.title), Style.blue(note.path)]
   if !note.tags.isEmpty { parts.append(Style.cyan(hashtags(note.tags))) }
-  return parts.joined(separator: "  ")
+  return joinedWithoutLookup(parts, separator: "  ")
 }
 
 /// Tags as a person writes them in text: "#planning #q3".
 func hashtags(_ tags: [String]) -> String {
-  tags.map { "#" + $0 }.joined(separator: " ")
+  joinedWithoutLookup(tags.map { "#" + $0 }, separator: " ")
 }
 
 /// A summary as `show` and `ink info` print it: one "key  value" row a line, the keys dimmed in one column.

@@ -45,7 +45,7 @@ func queryText(_ words: [String]) throws -> String {
   if let option = words.first(where: { $0.hasPrefix("--") && $0.count > 2 }) {
     throw ValidationError("unknown option '\(option)'; to search for it, quote it inside the query: '\"\(option)\"'")
   }
-  return words.filter { $0 != "--" }.joined(separator: " ")
+  return joinedWithoutLookup(words.filter { $0 != "--" }, separator: " ")
 }
 
 /// The JSON shape of one search or list result: a note's keys plus how it matched.

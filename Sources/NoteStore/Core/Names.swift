@@ -225,7 +225,8 @@ enum Names {
 
 /// `parts.joined(separator: separator)`, built by hand: the library's `joined` is generic over the element type
 /// and looks up a conformance at run time, a scan of every conformance record in the binary, in every command.
-func joinedWithoutLookup(_ parts: [String], separator: String) -> String {
+/// Public for the command line's output, which joins on every command that prints notes.
+public func joinedWithoutLookup(_ parts: [String], separator: String) -> String {
   var joined = ""
   for (index, part) in parts.enumerated() {
     if index > 0 { joined += separator }

@@ -192,18 +192,22 @@ final class NoteScanner {
   private func notebookListing(_ directory: String) -> (children: [String], noteCount: Int, hasSettings: Bool) {
     var hasSettings = false
     var children: [String] = []
-    var noteNames = Set<String>()
+    // A directory's names are unique, so an array counts them; the set for the attachment-folder check is made only
+    // when there are folders to check (the first set of strings in a process costs a scan of the binary).
+    var noteNames: [String] = []
     for entry in FileSystem.entries(of: directory.isEmpty ? root : root + "/" + directory) {
       if entry.name == NoteRepository.notebookSettingsFile { hasSettings = true }
       if entry.name.hasPrefix(".") { continue }
       if entry.isDirectory {
         children.append(entry.name)
       } else if entry.isRegular, entry.name.hasSuffix(".md") {
-        noteNames.insert(entry.name)
+        noteNames.append(entry.name)
       }
     }
-    let notebooks = Self.notebookChildren(
-      children, of: directory, noteNames: noteNames, attachmentFolders: attachmentFolders)
+    let notebooks =
+      children.isEmpty
+      ? []
+      : Self.notebookChildren(children, of: directory, noteNames: Set(noteNames), attachmentFolders: attachmentFolders)
     return (notebooks, noteNames.count, hasSettings)
   }
 
