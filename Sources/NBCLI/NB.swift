@@ -66,11 +66,6 @@ struct RepositoryOptions: ParsableArguments {
 /// its log for the next process on close anyway (NoteIndex skips the checkpoint).
 nonisolated(unsafe) private var openUntilExit: [NoteRepository] = []
 
-/// The value of the environment variable `name`, read with getenv; nil when it is not set (an empty value is set).
-func environmentVariable(_ name: String) -> String? {
-  getenv(name).map { String(cString: $0) }
-}
-
 /// The working directory as a file URL, from getcwd (FileManager's answer goes through the same call, after
 /// setting FileManager up); "/" when it cannot be read, as FileManager would give.
 func currentDirectory() -> URL {

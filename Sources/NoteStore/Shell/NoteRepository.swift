@@ -40,7 +40,7 @@ public final class NoteRepository {
   private var chosenTimeZone: TimeZone?
   /// This device's name, written into every commit nb makes as an `Nb-Device:` trailer (a sync names a losing
   /// version's conflict copy after it). `NB_DEVICE`, else the host name; a sync runs as its ``SyncOptions/device``.
-  public lazy var device: String = NoteRepository.defaultDevice(variable: { getenv($0).map { String(cString: $0) } })
+  public lazy var device: String = NoteRepository.defaultDevice(variable: environmentVariable)
   /// Called while an operation works through many notes (a tag rename, a save): what it is doing, how many are
   /// done, of how many. A command line shows it as a progress line; nil reports nothing.
   public var progress: ((_ activity: String, _ done: Int, _ total: Int) -> Void)?
@@ -649,6 +649,13 @@ struct Transaction {
   func rollback() {
     for step in undo.reversed() { step() }
   }
+}
+
+/// The value of the environment variable `name`, read with getenv; nil when it is not set (an empty value is set).
+/// What the `variable:` lookups take in a process that reads its own environment: ProcessInfo's environment copies
+/// all of it into a dictionary, whose first use makes the runtime scan the binary's conformance records.
+public func environmentVariable(_ name: String) -> String? {
+  getenv(name).map { String(cString: $0) }
 }
 
 #if canImport(Glibc)
