@@ -375,6 +375,18 @@ private final class WorkTreeWalker: @unchecked Sendable {
     var start: Int
     var count: Int
     var type: UInt8
+    /// The name's first 16 bytes, big-endian and padded with zeros (a name holds no NUL): ordering by them orders
+    /// by bytes as far as they go, so a sort compares two integers where it would call memcmp.
+    var key: (UInt64, UInt64)
+  }
+
+  /// `Name.key` of the `count` bytes at `start`.
+  private static func sortKey(_ start: UnsafePointer<UInt8>, count: Int) -> (UInt64, UInt64) {
+    var words: (UInt64, UInt64) = (0, 0)
+    withUnsafeMutableBytes(of: &words) { raw in
+      raw.copyMemory(from: UnsafeRawBufferPointer(start: start, count: min(count, 16)))
+    }
+    return (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
   }
 
   private typealias Child = IndexTable.Child
@@ -408,7 +420,8 @@ private final class WorkTreeWalker: @unchecked Sendable {
           let count = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
           if count == 1 && name[0] == 0x2E { return }
           if count == 2 && name[0] == 0x2E && name[1] == 0x2E { return }
-          names.append(Name(start: buffer.count, count: count, type: type))
+          names.append(
+            Name(start: buffer.count, count: count, type: type, key: Self.sortKey(name, count: count)))
           buffer.append(contentsOf: UnsafeBufferPointer(start: name, count: count + 1))
         }
       }
@@ -420,7 +433,11 @@ private final class WorkTreeWalker: @unchecked Sendable {
       func bytes(_ n: Name) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: all[n.start..<(n.start + n.count)])
       }
-      names.sort { IndexFile.compare(bytes($0), bytes($1)) < 0 }
+      names.sort { a, b in
+        if a.key != b.key { return a.key < b.key }
+        // The same first 16 bytes: the rest decides.
+        return IndexFile.compare(bytes(a), bytes(b)) < 0
+      }
       if let onDirectory {
         let listing = names.map { String(decoding: bytes($0), as: UTF8.self) }
         callbackLock.lock()
@@ -467,13 +484,16 @@ private final class WorkTreeWalker: @unchecked Sendable {
   /// The index's direct children of `prefix` among `range`, sorted by name bytes like the listing.
   private func indexChildren(prefix: [UInt8], range: Range<Int>) -> [Child] {
     var children = table.children(prefixCount: prefix.count, range: range)
-    // A directory sorts in the index as "name/", a listing as "name": the orders differ only around '/'.
+    // A directory sorts in the index as "name/", a listing as "name": the orders differ only around '/', where a
+    // name is a prefix of the next one. Most directories have none, and their children are already in order.
     table.paths.withUnsafeBufferPointer { paths in
-      children.sort {
-        IndexFile.compare(
-          UnsafeBufferPointer(rebasing: paths[$0.nameStart..<($0.nameStart + $0.nameCount)]),
-          UnsafeBufferPointer(rebasing: paths[$1.nameStart..<($1.nameStart + $1.nameCount)])) < 0
+      func name(_ child: Child) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: paths[child.nameStart..<(child.nameStart + child.nameCount)])
       }
+      let ordered = children.indices.dropFirst().allSatisfy {
+        IndexFile.compare(name(children[$0 - 1]), name(children[$0])) < 0
+      }
+      if !ordered { children.sort { IndexFile.compare(name($0), name($1)) < 0 } }
     }
     return children
   }

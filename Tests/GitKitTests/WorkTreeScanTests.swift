@@ -277,6 +277,34 @@ final class WorkTreeScanTests: GitKitTestCase {
     XCTAssertEqual(listed[""], [".git", ".gitignore", "a.md", "b.md", "dir", "dir.md", "ignored", "other", "untracked", "z.md"])
   }
 
+  /// A listing is sorted by its names' first 16 bytes as integers, and by the rest only where those are equal; an
+  /// index's children are re-sorted only where a directory's `/` puts them out of a listing's order. Either going
+  /// wrong pairs a file with another's entry: a clean tree would show files deleted and others untracked.
+  func testNamesSharingTheirFirstBytesAreMatchedWithTheirOwnEntries() throws {
+    let names = [
+      "sixteen-bytes-ab", "sixteen-bytes-ab.md", "sixteen-bytes-ab-2.md", "sixteen-bytes-aa.md", "sixteen-bytes-a",
+      "a-name-longer-than-sixteen-bytes-2.md", "a-name-longer-than-sixteen-bytes-10.md", "a-name-longer-than-six.md",
+      "dir-x.md", "dir+y.md", "zé.md", "ze.md", "z\u{10348}.md", "Z.md", "aaaaaaaab.md", "aaaaaaaa.md",
+    ]
+    for name in names { try write(name, "text of \(name)\n") }
+    try write("dir-x/inner.md", "below a name that is also a file's prefix\n")
+    try repo.commit(paths: names + ["dir-x/inner.md"], message: "long names")
+    try setIndexTime(secondsFromNow: 10)
+    var listed: [String: [String]] = [:]
+    XCTAssertEqual(try repo.scanWorkTree { directory, names in listed[directory] = names }?.entries, [])
+    let root = try XCTUnwrap(listed[""])
+    XCTAssertEqual(root, root.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+
+    try write("sixteen-bytes-ab", "now longer than it was\n")
+    try remove("sixteen-bytes-ab-2.md")
+    try write("a-name-longer-than-sixteen-bytes-10.md", "changed, and longer too\n")
+    try write("dir-x/new.md", "new\n")
+    try assertAgrees()
+    XCTAssertEqual(
+      try XCTUnwrap(try repo.scanWorkTree()).entries.map(\.path),
+      ["a-name-longer-than-sixteen-bytes-10.md", "dir-x/new.md", "sixteen-bytes-ab", "sixteen-bytes-ab-2.md"])
+  }
+
   func testALargeTreeWalkedOnSeveralThreadsAgrees() throws {
     // Enough entries for the walk to start its threads.
     var paths: [String] = []

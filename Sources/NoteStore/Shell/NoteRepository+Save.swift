@@ -262,7 +262,7 @@ extension NoteRepository {
     let answers = GitFileAnswers(root: root, gitDirectory: gitDirectory, open: open ?? { try self.git })
     defer { answers.saveFacts() }
     guard let state = try? answers.state(), state.operation == nil, state.warnings.isEmpty,
-      let scan = try? answers.scan(onDirectory: { _, _ in })
+      let scan = try? answers.scan()
     else { return false }
     if open == nil { recordStaleStat(answers) }
     return scan.changes.allSatisfy { AtomicFile.isTemporary($0.path) || options.leaveOut?($0.path) == true }
@@ -314,7 +314,7 @@ extension NoteRepository {
     let answers = GitFileAnswers(root: root, gitDirectory: gitDirectory, open: { try self.git })
     defer { answers.saveFacts() }
     var strays = StrayCollector(attachmentFolders: hasAttachmentFolders)
-    let scan = try answers.scan { if includeNotes { strays.list($0, $1) } }
+    let scan = try answers.scan(onDirectory: includeNotes ? { strays.list($0, $1) } : nil)
     recordStaleStat(answers)
     let workTree = try scan?.changes ?? answers.changesWithoutWalk()
     var changes: [FileChange] = []

@@ -382,7 +382,7 @@ final class NoteHistory {
   /// whose tree the index holds (HEAD), from one walk that trusts the index's stat data; `onDirectory` gets each
   /// directory's listing on the way. nil when that walk cannot answer (something staged, conflicts, unusual
   /// settings): then ``changesWithoutWalk()`` must.
-  func scan(onDirectory: @escaping (String, [String]) -> Void) throws -> (changes: [WorkTreeChange], head: String)? {
+  func scan(onDirectory: ((String, [String]) -> Void)? = nil) throws -> (changes: [WorkTreeChange], head: String)? {
     try mapped {
       guard let scan = try git.scanWorkTree(onDirectory: onDirectory), let head = try git.headCommitID() else {
         return nil
@@ -1021,7 +1021,7 @@ final class GitFileAnswers {
   }
 
   /// ``NoteHistory/scan(onDirectory:)``, with libgit2 started only if the walk meets something it must ask about.
-  func scan(onDirectory: @escaping (String, [String]) -> Void) throws -> (changes: [WorkTreeChange], head: String)? {
+  func scan(onDirectory: ((String, [String]) -> Void)? = nil) throws -> (changes: [WorkTreeChange], head: String)? {
     guard let head = try headCommit(), let tree = ObjectID(hex: head.tree) else { return nil }
     let config = try config()
     guard config.walk else { return nil }
