@@ -197,11 +197,14 @@ extension Repository {
   /// - Parameters:
   ///   - refspecs: fetch refspecs; empty uses the remote's configured ones.
   ///   - progress: called on this thread while the pack arrives.
+  ///   - updateFetchHead: write `FETCH_HEAD` as `git fetch` does. A caller that never reads it passes false, and
+  ///     the file is left empty (libgit2 truncates it either way): filled, it is freed and written again by every
+  ///     fetch, and on a file system that discards freed blocks synchronously each free waits for the disk.
   /// - Throws: `RemoteError` (`isNetwork` when the remote is unreachable).
   @discardableResult
   public func fetch(
     remote: String, refspecs: [String] = [], credentials: Credentials = .none,
-    progress: ((TransferProgress) -> Void)? = nil
+    progress: ((TransferProgress) -> Void)? = nil, updateFetchHead: Bool = true
   ) throws -> FetchResult {
     let context = RemoteCallbackContext(credentials: credentials, progress: progress)
     return try withRemote(remote, context: context) { handle in
@@ -213,6 +216,7 @@ extension Repository {
       var options = git_fetch_options()
       try check("git_fetch_options_init", git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)))
       options.callbacks = callbacks
+      options.update_fetchhead = updateFetchHead ? 1 : 0
       // An empty remote has nothing to download; libgit2 would still negotiate, which some servers dislike.
       if !listing.references.isEmpty {
         let rc =
@@ -222,7 +226,7 @@ extension Repository {
         if rc < 0 { throw context.error("git_remote_download", rc, remote: remote) }
       }
       let rc = git_remote_update_tips(
-        handle, &callbacks, 1, GIT_REMOTE_DOWNLOAD_TAGS_UNSPECIFIED, "fetch \(remote)")
+        handle, &callbacks, updateFetchHead ? 1 : 0, GIT_REMOTE_DOWNLOAD_TAGS_UNSPECIFIED, "fetch \(remote)")
       if rc < 0 { throw context.error("git_remote_update_tips", rc, remote: remote) }
       let stats = git_remote_stats(handle)?.pointee
       context.settle(.accepted)

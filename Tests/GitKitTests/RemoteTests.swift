@@ -114,6 +114,28 @@ final class RemoteTests: RemoteTestCase {
     try git.fsck()
   }
 
+  /// `git fetch` writes `FETCH_HEAD`, and so does this fetch by default; a caller that never reads it can have it
+  /// left empty (libgit2 truncates it either way), and the remote-tracking branch still moves.
+  func testFetchWritesFetchHeadUnlessToldNotTo() throws {
+    let bare = try makeBare()
+    let repo = try makeRepository()
+    try commitFile(repo, "a.md", "a\n")
+    try repo.addRemote(name: "origin", url: "file://" + bare.path)
+    XCTAssertTrue(try repo.push(remote: "origin", refspecs: ["main"]).succeeded)
+    let other = try otherDevice(cloning: "file://" + bare.path)
+    let fetchHead = workTree.appendingPathComponent(".git/FETCH_HEAD").path
+
+    let second = try otherCommitsAndPushes(other, "b.md", "b\n")
+    try repo.fetch(remote: "origin")
+    XCTAssertEqual(try git.revParse("FETCH_HEAD"), second)
+
+    let third = try otherCommitsAndPushes(other, "c.md", "c\n")
+    try repo.fetch(remote: "origin", updateFetchHead: false)
+    XCTAssertEqual(try git.revParse("refs/remotes/origin/main"), third)
+    XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: fetchHead)).count, 0)
+    try git.fsck()
+  }
+
   func testPushRejectedWhenRemoteMovedIsReportedPerReference() throws {
     let bare = try makeBare()
     let repo = try makeRepository()

@@ -36,6 +36,44 @@ final class SyncCommandTests: TwoDeviceTestCase {
     XCTAssertNoThrow(try bareGit.fsck())
   }
 
+  /// A sync writes nothing into `FETCH_HEAD` (it merges the remote-tracking branch; libgit2 still truncates the file,
+  /// which frees nothing once it is empty) and writes the time it finished over
+  /// `last-sync` in place, padded so any earlier line is covered: no file is replaced, so none of its blocks is freed
+  /// (each free waits for a discard on a disk mounted with `discard`). The time still reads back, also over a file
+  /// an older nb wrote (unpadded) or one longer than the padded line.
+  func testASyncWritesItsTimeInPlaceAndNoFetchHead() throws {
+    try a.ok("init", a.root.path)
+    try a.ok("remote", "add", "origin", remoteURL())
+    try a.add("First", content: Self.threeLines)
+    XCTAssertEqual(try a.sync().outcome, "published")
+    let state = a.root.appendingPathComponent(".git/nb/last-sync").path
+    func inode() throws -> UInt64 {
+      try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: state))[.systemFileNumber] as? UInt64)
+    }
+    func lastSync() throws -> Date? {
+      let status = try JSONSerialization.jsonObject(with: Data(try a.ok("status", "--json").stdout.utf8))
+      guard let text = (status as? [String: Any])?["last_sync"] as? String else { return nil }
+      return ISO8601DateFormatter().date(from: text)
+    }
+    let first = try inode()
+    XCTAssertEqual(try String(contentsOfFile: state, encoding: .utf8).count, 33, "padded to 32, then a newline")
+    XCTAssertLessThan(abs(try XCTUnwrap(try lastSync()).timeIntervalSinceNow), 120)
+    let fetchHead = a.root.appendingPathComponent(".git/FETCH_HEAD")
+    XCTAssertEqual((try? Data(contentsOf: fetchHead))?.count ?? 0, 0)
+
+    for earlier in ["1700000000.25\n", String(repeating: "9", count: 100) + "\n"] {
+      try earlier.write(toFile: state, atomically: false, encoding: .utf8)
+      if earlier.count < 20 {
+        XCTAssertEqual(try lastSync(), Date(timeIntervalSince1970: 1_700_000_000), "an older nb's line reads")
+      }
+      XCTAssertEqual(try a.sync().outcome, "up-to-date")
+      XCTAssertEqual(try inode(), first, "written over, not replaced")
+      XCTAssertLessThan(abs(try XCTUnwrap(try lastSync()).timeIntervalSinceNow), 120)
+      XCTAssertEqual(try String(contentsOfFile: state, encoding: .utf8).count, 33)
+    }
+    XCTAssertEqual((try? Data(contentsOf: fetchHead))?.count ?? 0, 0)
+  }
+
   /// A remote whose default branch is `master` (made with the git CLI): clones follow it, syncs merge and push to
   /// it, and no `main` branch appears on the remote — also from a device that started with `nb init` (`main`).
   func testRemoteWithMasterBranch() throws {

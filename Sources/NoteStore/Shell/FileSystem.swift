@@ -43,6 +43,25 @@ enum FileSystem {
     _ = line.withCString { pwrite(fd, $0, strlen($0), 0) }
   }
 
+  /// Writes `line` and a newline over the start of the file at `path` (created if missing), padded with spaces to
+  /// `width` bytes so that it covers any shorter line written before; a longer file is cut to the padded line. For
+  /// a small file of derived data rewritten often (the time of the last sync): replacing it by a rename would free
+  /// the old file's block each time, and on a disk mounted with `discard` that waits for the device. A reader
+  /// trims the padding. Not atomic: only for what nb can lose or misread without harm.
+  static func overwriteInPlace(_ line: String, path: String, width: Int) throws {
+    let padded = line + String(repeating: " ", count: max(0, width - line.utf8.count)) + "\n"
+    let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw AtomicFile.ioError(path, errno) }
+    defer { close(fd) }
+    let count = padded.utf8.count
+    let written = padded.withCString { pwrite(fd, $0, count, 0) }
+    guard written == count else { throw AtomicFile.ioError(path, written < 0 ? errno : EIO) }
+    var info = stat()
+    if fstat(fd, &info) == 0, Int(info.st_size) > count, ftruncate(fd, off_t(count)) != 0 {
+      throw AtomicFile.ioError(path, errno)
+    }
+  }
+
   /// The digits a process id can have on Linux (`pid_max` is at most 2^22) and more: lines of this width always
   /// cover one another.
   static let lockHolderWidth = 10

@@ -293,6 +293,9 @@ extension NoteRepository {
 
   private var syncStatePath: String { gitDirectory.appendingPathComponent("nb/last-sync").path }
 
+  /// The padded width of `last-sync`'s one line: more than any time in seconds with its fraction prints as.
+  static let syncStateWidth = 32
+
   // MARK: - Sync
 
   /// Starts loading git's library on another thread, for a caller about to sync (or do anything else with git)
@@ -410,8 +413,8 @@ extension NoteRepository {
     summary.warnings += pruneBackups()
     Phases.mark("sync: finish (changed paths, remote HEAD, backups)")
     try? FileSystem.makeDirectory(gitDirectory.appendingPathComponent("nb").path)
-    try? AtomicFile.write(
-      Data("\(Date().timeIntervalSince1970)\n".utf8), to: URL(fileURLWithPath: syncStatePath), durable: false)
+    try? FileSystem.overwriteInPlace(
+      "\(Date().timeIntervalSince1970)", path: syncStatePath, width: Self.syncStateWidth)
     return summary
   }
 

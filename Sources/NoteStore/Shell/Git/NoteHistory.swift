@@ -700,10 +700,12 @@ final class NoteHistory {
     try mapped(remote: remote) { RemoteBranches(try git.listRemote(remote, credentials: credentials.gitKit)) }
   }
 
-  /// Downloads what the remote has and moves its remote-tracking branches; returns what it advertised.
+  /// Downloads what the remote has and moves its remote-tracking branches; returns what it advertised. Writes
+  /// nothing into `FETCH_HEAD` (libgit2 leaves it empty): a sync merges the remote-tracking branch, and replacing
+  /// that file would cost every sync, even one with nothing to do, a wait for the disk.
   func fetch(_ remote: String, credentials: SyncCredentials) throws -> RemoteBranches {
     try mapped(remote: remote) {
-      RemoteBranches(try git.fetch(remote: remote, credentials: credentials.gitKit).listing)
+      RemoteBranches(try git.fetch(remote: remote, credentials: credentials.gitKit, updateFetchHead: false).listing)
     }
   }
 
