@@ -65,8 +65,12 @@ enum IndexCheckpoints {
     return Kept(states: states, hasConflicts: conflicts == 0 ? nil : conflicts == 2)
   }
 
-  /// Keeps `states` and `hasConflicts` (nil: not known) for the index version `identity` whose bytes are `bytes`,
-  /// replacing the file atomically. Failures are ignored: the next process verifies the index instead.
+  /// Keeps `states` and `hasConflicts` (nil: not known) for the index version `identity` whose bytes are `bytes`.
+  /// Failures are ignored: the next process verifies the index instead.
+  ///
+  /// Written over the old file in place, not renamed over it: a rename frees the old file's block, and on a file
+  /// system mounted with `discard` (without a journal) that waits for the device, in the middle of a commit. A file
+  /// cut short or mixed by a crash or a concurrent writer fails its own checksum and is ignored like any damage.
   static func save(
     _ file: String, identity: IndexFileStore.Identity, bytes: [UInt8], states: [SHA1], hasConflicts: Bool?
   ) {
@@ -89,16 +93,21 @@ enum IndexCheckpoints {
     let directory = String(file[..<slash])
     guard (try? IndexFileStore.makeDirectories(directory)) != nil else { return }
     sweepLeftovers(of: file, in: directory)
-    let temporary = file + ".\(getpid()).tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    let fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
     guard fd >= 0 else { return }
-    let complete = (try? IndexFileStore.writeAll(fd, out, what: temporary)) != nil
-    close(fd)
-    if !complete || rename(temporary, file) != 0 { unlink(temporary) }
+    defer { close(fd) }
+    var info = stat()
+    guard (try? IndexFileStore.writeAll(fd, out, what: file)) != nil, fstat(fd, &info) == 0,
+      Int(info.st_size) <= out.count || ftruncate(fd, off_t(out.count)) == 0
+    else {
+      // Whatever is there fails its checksum; an empty file says so at once.
+      _ = ftruncate(fd, 0)
+      return
+    }
   }
 
-  /// Removes what a process killed between writing its temporary file and renaming it left behind:
-  /// `<file>.<pid>.tmp` of a process that no longer runs. A live process's file is its write in progress.
+  /// Removes the temporary files an older nb (which renamed a whole new file into place) left when it was killed
+  /// between writing one and renaming it: `<file>.<pid>.tmp` of a process that no longer runs.
   static func sweepLeftovers(of file: String, in directory: String) {
     guard let listing = opendir(directory) else { return }
     defer { closedir(listing) }

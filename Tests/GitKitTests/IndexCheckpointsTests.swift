@@ -138,13 +138,21 @@ final class IndexCheckpointsTests: GitKitTestCase {
     // A conflicts byte that means nothing.
     let unknownByte = Array(good.dropLast(21)) + [3]
     damaged.append(("a conflicts byte of 3", Data(unknownByte + unknownByte.withUnsafeBytes { SHA1.hash($0) })))
+    // Longer than the states: what a write in place must cut off.
+    damaged.append(("good, then more", good + Data(repeating: 0x5A, count: 9_000)))
 
+    var inode = stat()
     for (what, bytes) in damaged {
       try bytes.write(to: URL(fileURLWithPath: checkpointsPath))
+      XCTAssertEqual(stat(checkpointsPath, &inode), 0)
       let store = newProcessStore()
       XCTAssertEqual(try loaded(store).bytes, snapshot.bytes, what)
       XCTAssertEqual(store.verified, 1, "\(what): the index was not verified")
       XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: checkpointsPath)), good, "\(what): not made again")
+      // Made again over the same file: a rename would have freed the old one's blocks.
+      var after = stat()
+      XCTAssertEqual(stat(checkpointsPath, &after), 0)
+      XCTAssertEqual(after.st_ino, inode.st_ino, "\(what): replaced, not written over")
     }
   }
 
