@@ -33,33 +33,37 @@ enum FileSystem {
     var changedNanoseconds: Int64 = 0
   }
 
-  /// Writes this process's id over the start of the lock file `fd`, padded with spaces to a width that covers
-  /// whatever an earlier holder wrote, for the message a waiting process shows (it trims the padding). Truncating
-  /// first would free the file's block and allocate another on every lock, and on a disk mounted with `discard`
-  /// every free is also a discard sent to the device.
+  /// Writes this process's id over the start of the lock file `fd` (``writePadded(_:width:to:)``), for the message
+  /// a waiting process shows (it trims the padding).
   static func writeLockHolder(_ fd: Int32) {
-    let pid = String(getpid())
-    let line = pid + String(repeating: " ", count: max(0, lockHolderWidth - pid.utf8.count)) + "\n"
-    _ = line.withCString { pwrite(fd, $0, strlen($0), 0) }
+    _ = writePadded(String(getpid()), width: lockHolderWidth, to: fd)
   }
 
-  /// Writes `line` and a newline over the start of the file at `path` (created if missing), padded with spaces to
-  /// `width` bytes so that it covers any shorter line written before; a longer file is cut to the padded line. For
-  /// a small file of derived data rewritten often (the time of the last sync): replacing it by a rename would free
-  /// the old file's block each time, and on a disk mounted with `discard` that waits for the device. A reader
-  /// trims the padding. Not atomic: only for what nb can lose or misread without harm.
+  /// Writes `line` and a newline over the start of the file at `path` (created if missing) with
+  /// ``writePadded(_:width:to:)``; a longer file is cut to the padded line. For a small file of derived data
+  /// rewritten often (the time of the last sync). Not atomic: only for what nb can lose or misread without harm.
   static func overwriteInPlace(_ line: String, path: String, width: Int) throws {
-    let padded = line + String(repeating: " ", count: max(0, width - line.utf8.count)) + "\n"
     let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw AtomicFile.ioError(path, errno) }
     defer { close(fd) }
-    let count = padded.utf8.count
-    let written = padded.withCString { pwrite(fd, $0, count, 0) }
-    guard written == count else { throw AtomicFile.ioError(path, written < 0 ? errno : EIO) }
+    let count = writePadded(line, width: width, to: fd)
+    guard count > 0 else { throw AtomicFile.ioError(path, errno) }
     var info = stat()
     if fstat(fd, &info) == 0, Int(info.st_size) > count, ftruncate(fd, off_t(count)) != 0 {
       throw AtomicFile.ioError(path, errno)
     }
+  }
+
+  /// Writes `line`, padded with spaces to `width` bytes, and a newline over the start of `fd`: lines of one width
+  /// cover one another, so the file is never truncated first. Truncating (or replacing the file by a rename) would
+  /// free its block and allocate another on every write, and on a disk mounted with `discard` every free waits for
+  /// the device. Returns the bytes written, or 0 when the write failed (`errno` says why).
+  private static func writePadded(_ line: String, width: Int, to fd: Int32) -> Int {
+    let padded = line + String(repeating: " ", count: max(0, width - line.utf8.count)) + "\n"
+    let count = padded.utf8.count
+    let written = padded.withCString { pwrite(fd, $0, count, 0) }
+    if written != count && written >= 0 { errno = EIO }
+    return written == count ? count : 0
   }
 
   /// The digits a process id can have on Linux (`pid_max` is at most 2^22) and more: lines of this width always

@@ -294,7 +294,7 @@ extension NoteRepository {
   private var syncStatePath: String { gitDirectory.appendingPathComponent("nb/last-sync").path }
 
   /// The padded width of `last-sync`'s one line: more than any time in seconds with its fraction prints as.
-  static let syncStateWidth = 32
+  private static let syncStateWidth = 32
 
   // MARK: - Sync
 
