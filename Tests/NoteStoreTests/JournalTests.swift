@@ -55,6 +55,35 @@ final class JournalTests: NoteRepositoryTestCase {
     try assertCleanAndSound()
   }
 
+  /// The journal's directory is made once and kept (removing it each time would free its block, and making it each
+  /// time would need its parent flushed for the log in it to be durable); only the log comes and goes. A log a
+  /// killed process never moved into place (`log.new`) changed nothing, and the next locking command clears it.
+  func testTheJournalDirectoryStaysAndAnUnplacedLogIsCleared() throws {
+    try seed()
+    let directory = root.appendingPathComponent(".git/nb/journal").path
+    let unplaced = directory + "/log.new"
+    _ = try repository.createNote(NoteDraft(title: "First", notebook: "work", content: "one\n"))
+    var isDirectory: ObjCBool = false
+    XCTAssertTrue(FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory))
+    XCTAssertTrue(isDirectory.boolValue)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), [])
+    let inode = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: directory)[.systemFileNumber] as? UInt64)
+
+    try Data("{\"kind\":\"begin\"}\n".utf8).write(to: URL(fileURLWithPath: unplaced))
+    let commits = try commitCount()
+    var notices: [String] = []
+    repository.notice = { notices.append($0) }
+    let second = try repository.createNote(NoteDraft(title: "Second", notebook: "work", content: "two\n"))
+    XCTAssertEqual(notices, [], "a log never put in place is not an interrupted command")
+    XCTAssertEqual(try commitCount(), commits + 1)
+    XCTAssertTrue(exists(second.path))
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), [])
+    XCTAssertEqual(
+      try FileManager.default.attributesOfItem(atPath: directory)[.systemFileNumber] as? UInt64, inode,
+      "the directory was made again")
+    try assertCleanAndSound()
+  }
+
   func testAFileEditedAfterTheCrashIsKeptAndItsEarlierContentSaved() throws {
     try seed()
     try abandon { tx in

@@ -155,7 +155,7 @@ final class Journal {
   static func logPath(in directory: String) -> String { directory + "/log" }
 
   /// Where a log is written until its first records are durable.
-  private static func startingPath(in directory: String) -> String { directory + "/log.new" }
+  static func startingPath(in directory: String) -> String { directory + "/log.new" }
 
   /// Starts a journal: creates the directory and writes the `begin` record together with the transaction's first
   /// records, durably (one flush: on the save path every flush is a visible part of the time).
@@ -168,7 +168,7 @@ final class Journal {
     // The log appears (by rename) only once its first records are on disk: a log without its `begin` record would
     // look like one that changed nothing.
     let (first, offsets) = try Self.encode([(begin, nil)] + entries)
-    try FileSystem.makeDirectory(directory)
+    try Self.makeDirectory(directory)
     let starting = Self.startingPath(in: directory)
     fd = open(starting, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw AtomicFile.ioError(starting, errno) }
@@ -240,7 +240,18 @@ final class Journal {
   static func remove(directory: String) {
     unlink(logPath(in: directory))
     unlink(startingPath(in: directory))
-    rmdir(directory)
+  }
+
+  /// Makes the journal's directory the first time and keeps it from then on. Its entry is flushed once, when it is
+  /// made: a log is only as durable as the directories above it. Made and removed by every transaction, it would
+  /// need that flush every time, and removing it frees its block, which on a disk mounted with `discard` waits for
+  /// the device.
+  private static func makeDirectory(_ directory: String) throws {
+    if mkdir(directory, 0o777) != 0 {
+      if errno == EEXIST { return }
+      try FileSystem.makeDirectory(directory)
+    }
+    if let parent = FileSystem.parentDirectory(of: directory) { syncDirectory(parent) }
   }
 
   /// The records of a log, in order. A record cut short by a crash while it was being appended is dropped with
@@ -302,7 +313,8 @@ final class Journal {
 }
 
 extension NoteRepository {
-  /// `.git/nb/journal`: present only while a transaction runs, or after one was interrupted.
+  /// `.git/nb/journal`: made by the first transaction and kept; its `log` is present only while a transaction runs,
+  /// or after one was interrupted.
   var journalDirectory: String { gitDirectory.appendingPathComponent("nb/" + Journal.directoryName).path }
 
   /// The interrupted operation a journal describes, for `nb status`; nil when there is none.
@@ -334,7 +346,7 @@ extension NoteRepository {
     let directory = journalDirectory
     guard FileSystem.exists(Journal.logPath(in: directory)) else {
       // A journal killed before its log was in place changed nothing: only its start is left to clear.
-      if FileSystem.exists(directory) { Journal.remove(directory: directory) }
+      if FileSystem.exists(Journal.startingPath(in: directory)) { Journal.remove(directory: directory) }
       return nil
     }
     let entries = Journal.read(directory: directory)
