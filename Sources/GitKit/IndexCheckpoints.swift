@@ -96,10 +96,8 @@ enum IndexCheckpoints {
     let fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
     guard fd >= 0 else { return }
     defer { close(fd) }
-    var info = stat()
-    guard (try? IndexFileStore.writeAll(fd, out, what: file)) != nil, fstat(fd, &info) == 0,
-      Int(info.st_size) <= out.count || ftruncate(fd, off_t(out.count)) == 0
-    else {
+    // The truncation cuts a longer file; at the length it already has, it frees nothing.
+    guard (try? IndexFileStore.writeAll(fd, out, what: file)) != nil, ftruncate(fd, off_t(out.count)) == 0 else {
       // Whatever is there fails its checksum; an empty file says so at once.
       _ = ftruncate(fd, 0)
       return

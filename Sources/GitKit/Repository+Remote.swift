@@ -216,7 +216,6 @@ extension Repository {
       var options = git_fetch_options()
       try check("git_fetch_options_init", git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)))
       options.callbacks = callbacks
-      options.update_fetchhead = updateFetchHead ? 1 : 0
       // An empty remote has nothing to download; libgit2 would still negotiate, which some servers dislike.
       if !listing.references.isEmpty {
         let rc =

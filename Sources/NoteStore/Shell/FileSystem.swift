@@ -47,11 +47,8 @@ enum FileSystem {
     guard fd >= 0 else { throw AtomicFile.ioError(path, errno) }
     defer { close(fd) }
     let count = writePadded(line, width: width, to: fd)
-    guard count > 0 else { throw AtomicFile.ioError(path, errno) }
-    var info = stat()
-    if fstat(fd, &info) == 0, Int(info.st_size) > count, ftruncate(fd, off_t(count)) != 0 {
-      throw AtomicFile.ioError(path, errno)
-    }
+    // Cuts a longer file; at the length it already has, frees nothing.
+    guard count > 0, ftruncate(fd, off_t(count)) == 0 else { throw AtomicFile.ioError(path, errno) }
   }
 
   /// Writes `line`, padded with spaces to `width` bytes, and a newline over the start of `fd`: lines of one width

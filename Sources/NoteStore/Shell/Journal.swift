@@ -346,7 +346,7 @@ extension NoteRepository {
     let directory = journalDirectory
     guard FileSystem.exists(Journal.logPath(in: directory)) else {
       // A journal killed before its log was in place changed nothing: only its start is left to clear.
-      if FileSystem.exists(Journal.startingPath(in: directory)) { Journal.remove(directory: directory) }
+      unlink(Journal.startingPath(in: directory))
       return nil
     }
     let entries = Journal.read(directory: directory)
