@@ -383,11 +383,16 @@ extension Repository {
   /// edited since the last commit or an untracked file in the way (`GIT_CHECKOUT_SAFE`). Files the target does
   /// not change are left alone, edited or not; files the target deletes are removed only when unedited.
   ///
-  /// - Parameter expected: the branch's current value (nil: unborn); the branch moves only if it still has it.
+  /// - Parameters:
+  ///   - expected: the branch's current value (nil: unborn); the branch moves only if it still has it.
+  ///   - onFileWritten: called after each file the checkout writes or removes (a file removed to be written again
+  ///     counts twice), with how many so far across its passes; the branch moves after the last call.
   /// - Returns: `.blocked` with the paths in the way, in which case nothing was changed.
   /// - Throws: `GitError` when HEAD is detached, the branch moved meanwhile (`GIT_EMODIFIED`) or libgit2 fails.
   @discardableResult
-  public func checkoutSafely(_ target: ObjectID, expected: ObjectID?, message: String) throws -> SafeCheckoutResult {
+  public func checkoutSafely(
+    _ target: ObjectID, expected: ObjectID?, message: String, onFileWritten: ((Int) -> Void)? = nil
+  ) throws -> SafeCheckoutResult {
     guard let branchRef = headSymbolicTarget() else {
       throw GitError(
         function: "Repository.checkoutSafely", code: GIT_EINVALID.rawValue, message: "HEAD is detached")
@@ -407,6 +412,7 @@ extension Repository {
     // and without a list libgit2 walks and compares every file of the work tree, which in a large repository costs
     // more than writing the few files a sync brings.
     let plan = try current.map { try checkoutPlan(from: $0, to: target) }
+    let progress = onFileWritten.map(CheckoutProgress.init)
     // The cached index must reflect the file on disk before libgit2 compares against it.
     _ = try index()
     if let plan, !plan.inPlace.isEmpty, !plan.others.isEmpty {
@@ -417,7 +423,7 @@ extension Repository {
         return .blocked(conflicts: blocked)
       }
       for (paths, inPlace) in [(plan.others, false), (plan.inPlace, true)] {
-        if let blocked = try checkoutPass(commit, target: target, paths: paths, inPlace: inPlace) {
+        if let blocked = try checkoutPass(commit, target: target, paths: paths, inPlace: inPlace, progress: progress) {
           throw GitError(
             function: "git_checkout_tree(\(target.short))", code: GIT_ECONFLICT.rawValue,
             message: "\(blocked.joined(separator: ", ")) changed while being checked out")
@@ -426,11 +432,11 @@ extension Repository {
     } else if let plan, !plan.inPlace.isEmpty || !plan.others.isEmpty {
       let inPlace = plan.others.isEmpty
       if let blocked = try checkoutPass(
-        commit, target: target, paths: inPlace ? plan.inPlace : plan.others, inPlace: inPlace)
+        commit, target: target, paths: inPlace ? plan.inPlace : plan.others, inPlace: inPlace, progress: progress)
       {
         return .blocked(conflicts: blocked)
       }
-    } else if let blocked = try checkoutPass(commit, target: target, paths: nil) {
+    } else if let blocked = try checkoutPass(commit, target: target, paths: nil, progress: progress) {
       return .blocked(conflicts: blocked)
     }
 
@@ -496,8 +502,16 @@ extension Repository {
   /// change per file; on ext4 with `discard` that cost ~1.3 ms a file, 1.3 s for a sync that brings a thousand
   /// notes, where writing over them in place cost 25 ms. A write stopped part-way leaves the new bytes' beginning
   /// followed by the old file's rest, which the sync's journal recognises as its own and rolls back.
+  /// The count of paths written so far by a checkout's passes, for its `onFileWritten`.
+  private final class CheckoutProgress {
+    let report: (Int) -> Void
+    var written = 0
+    init(_ report: @escaping (Int) -> Void) { self.report = report }
+  }
+
   private func checkoutPass(
-    _ commit: OpaquePointer?, target: ObjectID, paths: [String]?, inPlace: Bool = false, dryRun: Bool = false
+    _ commit: OpaquePointer?, target: ObjectID, paths: [String]?, inPlace: Bool = false, dryRun: Bool = false,
+    progress: CheckoutProgress? = nil
   ) throws -> [String]? {
     final class Conflicts { var paths: [String] = [] }
     let conflicts = Conflicts()
@@ -515,7 +529,17 @@ extension Repository {
       }
       return 0
     }
-    let rc = withExtendedLifetime(conflicts) {
+    if let progress {
+      options.progress_payload = Unmanaged.passUnretained(progress).toOpaque()
+      // libgit2 reports once before the first file (with no path) and then after each file it wrote or removed.
+      options.progress_cb = { path, _, _, payload in
+        guard path != nil, let payload else { return }
+        let progress = Unmanaged<CheckoutProgress>.fromOpaque(payload).takeUnretainedValue()
+        progress.written += 1
+        progress.report(progress.written)
+      }
+    }
+    let rc = withExtendedLifetime((conflicts, progress)) {
       guard let paths else { return git_checkout_tree(pointer, commit, &options) }
       return withStrArray(paths) { array in
         options.paths = array

@@ -80,6 +80,14 @@ public enum ProcessRunner {
     return try handle.wait(timeout: timeout)
   }
 
+  /// The id of a process that has ended (`true`, started and waited for), for a test that needs a pid no process
+  /// has: what a killed process leaves behind names one.
+  public static func endedProcessID() throws -> Int32 {
+    let child = try launch("true")
+    _ = try child.wait(timeout: 30)
+    return child.pid
+  }
+
   /// Starts `executable` (a path or a name on `PATH`) and returns at once, e.g. to kill it mid-write.
   public static func launch(
     _ executable: String, arguments: [String] = [], environment: [String: String]? = nil,

@@ -294,7 +294,16 @@ final class MergeTests: GitKitTestCase {
       "a much longer first version\n")
     try write("grows.md", "short\n")
 
-    XCTAssertEqual(try repo.checkoutSafely(second, expected: first, message: "ff"), .checkedOut)
+    // Each file written or removed is reported, counted across both passes, all before the branch moves. libgit2
+    // removes a file whose mode changes before writing it again, so `mode.sh` counts twice.
+    var reports: [(count: Int, head: String)] = []
+    XCTAssertEqual(
+      try repo.checkoutSafely(second, expected: first, message: "ff") { written in
+        reports.append((written, (try? self.git.revParse("HEAD")) ?? "?"))
+      }, .checkedOut)
+    let changed = lines(try git.run("diff", "--name-only", "--no-renames", first.hex, second.hex))
+    XCTAssertEqual(reports.map(\.count), Array(1...changed.count + 1), "changed: \(changed)")
+    XCTAssertEqual(Set(reports.map(\.head)), [first.hex])
     XCTAssertEqual(try git.revParse("HEAD"), second.hex)
     XCTAssertEqual(try git.statusPorcelain(), "")
     for (path, text) in [

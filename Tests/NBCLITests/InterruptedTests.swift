@@ -43,15 +43,28 @@ final class InterruptedTests: NBCLITestCase {
     current = "beta"
     var interrupted = 0
     var tries = 0
+    // Every third kill comes from nb itself, right after a chosen note of the rename is written (a failpoint):
+    // kills timed from outside land anywhere, mostly before the first write or after the commit.
+    var failpointKills = 0
     let deadline = Date().addingTimeInterval(40)
     while Date() < deadline {
       tries += 1
       let next = current == "alpha" ? "beta" : "alpha"
       let commitsBefore = try commitCount()
-      let process = try launchNB(["tag", "rename", current, next])
-      Thread.sleep(forTimeInterval: Double.random(in: 0...(duration * 1.1)))
-      process.terminate(SIGKILL)
-      _ = try process.wait(timeout: 120)
+      let failpoint = tries % 3 == 0
+      let killAfter = Int.random(in: 1...noteCount)
+      let process = try launchNB(
+        ["tag", "rename", current, next], env: failpoint ? ["NB_TEST_KILL_IN_TRANSACTION": String(killAfter)] : [:])
+      if !failpoint {
+        Thread.sleep(forTimeInterval: Double.random(in: 0...(duration * 1.1)))
+        process.terminate(SIGKILL)
+      }
+      let killed = try process.wait(timeout: 120)
+      if failpoint {
+        failpointKills += 1
+        XCTAssertEqual(killed.status, 128 + SIGKILL, "try \(tries): the rename was to die after note \(killAfter)")
+        XCTAssert(journalExists, "try \(tries): killed after note \(killAfter) of the rename, with no journal")
+      }
 
       if journalExists {
         interrupted += 1
@@ -78,6 +91,10 @@ final class InterruptedTests: NBCLITestCase {
       XCTAssertEqual(strays, "", "try \(tries): temporary files left behind")
     }
     try git.fsck()
+    print(
+      "testKilledTagRenameLeavesAllOrNothing: \(interrupted) of \(tries) kills landed inside a rename, "
+        + "\(failpointKills) of them at a failpoint")
+    XCTAssertGreaterThan(failpointKills, 0, "no try used the failpoint in \(tries) tries")
     XCTAssertGreaterThan(interrupted, 0, "no kill landed inside a rename in \(tries) tries; the test proved little")
   }
 
@@ -92,12 +109,30 @@ final class InterruptedTests: NBCLITestCase {
     here = 1
     let deadline = Date().addingTimeInterval(20)
     var tries = 0
+    var interrupted = 0
+    // Every third kill comes from nb itself, right after its first, second or third change (a failpoint): the
+    // rename makes the target's missing parents, one change each, then moves the notebook, so it is killed between
+    // two of those or after the move, before its commit.
+    var failpointKills = 0
     while Date() < deadline {
       tries += 1
-      let process = try launchNB(["notebook", "rename", places[here], places[1 - here]])
-      Thread.sleep(forTimeInterval: Double.random(in: 0...(duration * 1.1)))
-      process.terminate(SIGKILL)
-      _ = try process.wait(timeout: 120)
+      let failpoint = tries % 3 == 0
+      let killAfter = Int.random(in: 1...3)
+      let process = try launchNB(
+        ["notebook", "rename", places[here], places[1 - here]],
+        env: failpoint ? ["NB_TEST_KILL_IN_TRANSACTION": String(killAfter)] : [:])
+      if !failpoint {
+        Thread.sleep(forTimeInterval: Double.random(in: 0...(duration * 1.1)))
+        process.terminate(SIGKILL)
+      }
+      let killed = try process.wait(timeout: 120)
+      // A failpoint beyond the rename's last change (moving back to `notes` makes no directory) lets it finish.
+      if failpoint && killed.status != 0 {
+        failpointKills += 1
+        XCTAssertEqual(killed.status, 128 + SIGKILL, "try \(tries): \(killed.stderr)")
+        XCTAssert(journalExists, "try \(tries): killed after change \(killAfter) of the rename, with no journal")
+      }
+      if journalExists { interrupted += 1 }
       try nbSucceeds("save")
       XCTAssertFalse(journalExists)
       XCTAssertEqual(try git.statusPorcelain(), "", "try \(tries): the work tree differs from HEAD after save")
@@ -110,6 +145,10 @@ final class InterruptedTests: NBCLITestCase {
       if moved == noteCount { here = 1 - here }
     }
     try git.fsck()
+    print(
+      "testKilledNotebookRenameLeavesAllOrNothing: \(interrupted) of \(tries) kills landed inside a rename, "
+        + "\(failpointKills) of them at a failpoint")
+    XCTAssertGreaterThan(failpointKills, 0, "no kill at a failpoint in \(tries) tries; the test proved little")
   }
 
   // MARK: - Sync's checkout
@@ -173,15 +212,20 @@ final class InterruptedTests: NBCLITestCase {
 
     var midCheckout = 0
     var tries = 0
-    // How the kills that missed the checkout missed it, and the last killed sync's output: if none lands, the
-    // failure says why (one CI run reported 0 of 135 with nothing else to go on).
+    // Kills nb chose itself (a failpoint), and how many of them left the checkout's journal record behind.
+    var failpointKills = 0
+    var failpointsMidCheckout = 0
+    // How the timed kills that missed the checkout missed it, and the last killed sync's output: if none lands,
+    // the failure says why (one CI run reported 0 of 135 with nothing else to go on).
     var finishedFirst = 0
     var beforeJournal = 0
     var afterJournal = 0
     var otherRecord = 0
     var lastOutput = ""
     // A third of the kills land anywhere; a third home in on the checkout, the short end of a sync (later after a
-    // kill that came before it, earlier after one that came when it was done); a third wait for its journal record.
+    // kill that came before it, earlier after one that came when it was done); a third come from the sync itself,
+    // right after a chosen file of its checkout (`NB_TEST_KILL_IN_CHECKOUT`): kills timed from outside, even ones
+    // triggered by the journal's record, found only 3 of 54 checkouts in one CI run, the checkout being that short.
     var aim = duration * 0.8
     let deadline = Date().addingTimeInterval(30)
     // On a loaded machine a sync takes longer and fewer kills fit: go on (up to a limit) until one landed inside.
@@ -196,23 +240,25 @@ final class InterruptedTests: NBCLITestCase {
       }
       let local = try git.revParse("HEAD")
       let localTags = try committedTagLines()
-      let process = try launchNB(["sync"])
+      let failpoint = tries % 3 == 0
+      // Every note changed, so the checkout writes `noteCount` files: the last choice kills it after all of them,
+      // before the branch moves.
+      let killAfter = Int.random(in: 1...noteCount)
+      let process = try launchNB(["sync"], env: failpoint ? ["NB_TEST_KILL_IN_CHECKOUT": String(killAfter)] : [:])
       let aimed = tries % 3 == 1
-      if tries % 3 == 0 {
-        // Triggered: the checkout's journal record is written just before the checkout starts; kill within a
-        // couple of milliseconds of it appearing (timed kills alone missed every checkout in 102 tries on a busy
-        // machine).
-        let giveUp = Date().addingTimeInterval(max(10, duration * 20))
-        while !journalHoldsCheckout() && Date() < giveUp && !process.hasExited { usleep(200) }
-        Thread.sleep(forTimeInterval: Double.random(in: 0...0.002))
-      } else {
+      if !failpoint {
         let delay = aimed ? aim * Double.random(in: 0.9...1.1) : Double.random(in: 0...(duration * 1.2))
         Thread.sleep(forTimeInterval: delay)
       }
-      let exitedFirst = process.hasExited
-      process.terminate(SIGKILL)
+      let exitedFirst = !failpoint && process.hasExited
+      if !failpoint { process.terminate(SIGKILL) }
       let killed = try process.wait(timeout: 120)
       lastOutput = "exit \(killed.status), stderr: \(killed.stderr.suffix(600))"
+      if failpoint {
+        failpointKills += 1
+        XCTAssertEqual(killed.status, 128 + SIGKILL, "try \(tries): the sync was to die after file \(killAfter)")
+        if journalHoldsCheckout() { failpointsMidCheckout += 1 }
+      }
 
       let hadJournal = journalExists
       if journalHoldsCheckout() {
@@ -250,9 +296,14 @@ final class InterruptedTests: NBCLITestCase {
     }
     try git.fsck()
     print(
-      "testKilledSyncCheckoutLeavesAllOrNothing: \(midCheckout) of \(tries) kills landed mid-checkout "
-        + "(missed: \(finishedFirst) after the sync exited, \(beforeJournal) before its journal, \(afterJournal) "
-        + "after it, \(otherRecord) at another record); \(staleRemoteLocks) left the remote's ref lock")
+      "testKilledSyncCheckoutLeavesAllOrNothing: \(midCheckout) of \(tries) kills landed mid-checkout, "
+        + "\(failpointsMidCheckout) of \(failpointKills) of them at a failpoint (the timed ones missed: "
+        + "\(finishedFirst) after the sync exited, \(beforeJournal) before its journal, \(afterJournal) after it, "
+        + "\(otherRecord) at another record); \(staleRemoteLocks) left the remote's ref lock")
+    XCTAssertGreaterThan(failpointKills, 0, "no try used the failpoint in \(tries) tries")
+    XCTAssertEqual(
+      failpointsMidCheckout, failpointKills,
+      "a kill at a failpoint inside the checkout left no checkout record; the last killed sync: " + lastOutput)
     XCTAssertGreaterThan(
       midCheckout, 0,
       "no kill landed inside a sync's checkout in \(tries) tries; the test proved little. Of the misses, "

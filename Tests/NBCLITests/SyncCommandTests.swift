@@ -74,6 +74,49 @@ final class SyncCommandTests: TwoDeviceTestCase {
     XCTAssertEqual((try? Data(contentsOf: fetchHead))?.count ?? 0, 0)
   }
 
+  /// A sync killed while it fetched leaves libgit2's lock on the remote-tracking ref, and no later fetch could move
+  /// that ref again. The repository lock's file still names the killed holder and when it took the lock (a release
+  /// blanks it), so the next locking nb removes the git locks made since then that no process has open, says so,
+  /// and syncs. A lock older than the killed holder's start is not its: it stays, and the sync fails naming it.
+  func testASyncKilledMidFetchLeavesNoLockThatStopsTheNext() throws {
+    try a.ok("init", a.root.path)
+    try a.ok("remote", "add", "origin", remoteURL())
+    try a.add("First", content: Self.threeLines)
+    try a.sync()
+    try b.ok("clone", remoteURL(), b.root.path)
+    let second = try b.add("Second", content: Self.threeLines)
+    try b.sync()
+
+    let lock = a.root.appendingPathComponent(".git/nb/lock")
+    let refLock = a.root.appendingPathComponent(".git/refs/remotes/origin/main.lock")
+    // What the killed sync left: its line in the repository lock and a half-written ref lock.
+    let killedAt = Date().addingTimeInterval(-2).timeIntervalSince1970
+    try Data("\(try ProcessRunner.endedProcessID()) \(String(format: "%.3f", killedAt))\n".utf8).write(to: lock)
+    try Data("0123".utf8).write(to: refLock)
+    // A lock made before the killed holder took the repository lock: someone else's.
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date().addingTimeInterval(-60)], ofItemAtPath: refLock.path)
+    let refused = try a.nb(["sync"])
+    XCTAssertNotEqual(refused.status, 0)
+    XCTAssert(refused.stderr.contains("refs/remotes/origin/main.lock"), refused.stderr)
+    XCTAssert(FileManager.default.fileExists(atPath: refLock.path), "a lock older than the killed holder was removed")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: a.root.appendingPathComponent(second.path).path))
+
+    try Data("\(try ProcessRunner.endedProcessID()) \(String(format: "%.3f", killedAt))\n".utf8).write(to: lock)
+    try Data("0123".utf8).write(to: refLock)
+    let synced = try a.nb(["sync"])
+    XCTAssertEqual(synced.status, 0, synced.stderr)
+    XCTAssert(
+      synced.stderr.contains("removed the git lock files a killed nb left (.git/refs/remotes/origin/main.lock)"),
+      synced.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: refLock.path))
+    XCTAssertEqual(try a.git.revParse("refs/remotes/origin/main"), try b.head())
+    XCTAssert(FileManager.default.fileExists(atPath: a.root.appendingPathComponent(second.path).path))
+    XCTAssertEqual(
+      try String(contentsOf: lock, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "",
+      "released, the repository lock names nobody")
+  }
+
   /// A remote whose default branch is `master` (made with the git CLI): clones follow it, syncs merge and push to
   /// it, and no `main` branch appears on the remote — also from a device that started with `nb init` (`main`).
   func testRemoteWithMasterBranch() throws {

@@ -55,7 +55,8 @@ enum FileSystem {
   /// cover one another, so the file is never truncated first. Truncating (or replacing the file by a rename) would
   /// free its block and allocate another on every write, and on a disk mounted with `discard` every free waits for
   /// the device. Returns the bytes written, or 0 when the write failed (`errno` says why).
-  private static func writePadded(_ line: String, width: Int, to fd: Int32) -> Int {
+  @discardableResult
+  static func writePadded(_ line: String, width: Int, to fd: Int32) -> Int {
     let padded = line + String(repeating: " ", count: max(0, width - line.utf8.count)) + "\n"
     let count = padded.utf8.count
     let written = padded.withCString { pwrite(fd, $0, count, 0) }

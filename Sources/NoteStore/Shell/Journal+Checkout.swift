@@ -21,7 +21,8 @@ extension NoteRepository {
       first: [(JournalRecord(kind: .checkout, to: target, from: expected), nil)])
     let blocked: [String]
     do {
-      blocked = try git.checkout(target, expected: expected, message: message)
+      blocked = try git.checkout(
+        target, expected: expected, message: message, onFileWritten: TestFailpoints.checkoutFileWritten)
     } catch {
       if let message = try? recoverInterruptedTransaction() { notice?(message) }
       throw error

@@ -359,7 +359,7 @@ extension NoteRepository {
     // Before anything that writes the index: a lock the killed process left would refuse it.
     var lockNote = ""
     if let time = begin.time,
-      let removed = try? git.removeLocksLeftByKilledProcess(since: Date(timeIntervalSince1970: time)), !removed.isEmpty
+      let removed = try? git.removeLocksAKilledCommandLeft(since: Date(timeIntervalSince1970: time)), !removed.isEmpty
     {
       lockNote = "; removed the lock it left (\(removed.map { ".git/" + $0 }.joined(separator: ", ")))"
     }

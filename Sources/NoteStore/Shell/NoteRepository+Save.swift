@@ -277,7 +277,7 @@ extension NoteRepository {
       answers.recordStaleStat()
       return
     }
-    guard let lock = try? RepositoryLock(path: lockPath, timeout: 0) else { return }
+    guard let lock = try? RepositoryLock(path: lockPath, timeout: 0, announces: false) else { return }
     withExtendedLifetime(lock) { answers.recordStaleStat() }
   }
 

@@ -372,10 +372,20 @@ public final class NoteRepository {
     // Whatever a write changes, the queries after it refresh again (see withConsistentIndex).
     defer { index.snapshotIsFresh = false }
     if heldLock != nil { return try body() }
-    heldLock = try RepositoryLock(path: lockPath)
+    let lock = try RepositoryLock(path: lockPath)
+    heldLock = lock
     defer { heldLock = nil }
     Phases.mark("lock")
-    if let message = try recoverInterruptedTransaction() { notice?(message) }
+    if let message = try recoverInterruptedTransaction() {
+      notice?(message)
+    } else if let started = lock.killedHolderStarted {
+      // Killed outside a transaction (a sync's fetch or push): only git's lock files can be left.
+      let removed = (try? git.removeLocksAKilledCommandLeft(since: started)) ?? []
+      if !removed.isEmpty {
+        let names = removed.map { ".git/" + $0 }.joined(separator: ", ")
+        notice?("nb: removed the git lock files a killed nb left (\(names))")
+      }
+    }
     Phases.mark("recovery check")
     return try body()
   }
@@ -448,7 +458,10 @@ struct Transaction {
   var subject = ""
   private(set) var paths: [String] = []
   private(set) var noteIDs: [String] = []
-  private var undo: [() -> Void] = []
+  /// One step per change made so far (a file written or removed, a directory made or removed, a move).
+  private var undo: [() -> Void] = [] {
+    didSet { TestFailpoints.transactionChanged?(undo.count) }
+  }
   private var seen = Set<String>()
   /// The write-ahead journal, started by the first change: what a crash needs to undo this transaction.
   private(set) var journal: Journal?

@@ -198,15 +198,30 @@ final class NoteHistory {
     if FileSystem.exists(indexLockPath) { throw NoteStoreError.indexLocked(path: indexLockPath) }
   }
 
-  /// Removes the lock files (`index.lock`, the branch's `.lock`) that a killed nb process left while it wrote the
-  /// index or moved the branch: git never removes a lock it did not take, so without this every later commit would
-  /// be refused. A lock counts as that process's only when it was made after `since` (the killed transaction's
-  /// start; nb held the repository lock from then on) and no running process has it open, so a git command still
-  /// at work keeps its lock. Returns the names of the locks removed.
-  func removeLocksLeftByKilledProcess(since: Date) -> [String] {
+  /// Removes the lock files that a killed nb process left while it wrote the index, moved the branch or fetched
+  /// (`index.lock`, the branch's `.lock`, a remote-tracking ref's, `FETCH_HEAD.lock`, `packed-refs.lock`): git
+  /// never removes a lock it did not take, so without this every later commit or sync would be refused. A lock
+  /// counts as that process's only when it was made after `since` (when the killed process took the repository
+  /// lock, or began its transaction) and no running process has it open, so a git command still at work keeps its
+  /// lock. Returns the names of the locks removed.
+  func removeLocksAKilledCommandLeft(since: Date) -> [String] {
     var candidates = [indexLockPath]
     if let branch = git.currentBranch {
       candidates.append(gitDirectory.appendingPathComponent("refs/heads/\(branch).lock").path)
+    }
+    for name in ["FETCH_HEAD.lock", "packed-refs.lock"] {
+      candidates.append(gitDirectory.appendingPathComponent(name).path)
+    }
+    var directories = [gitDirectory.appendingPathComponent("refs/remotes").path]
+    while let directory = directories.popLast() {
+      for entry in FileSystem.entries(of: directory) {
+        let full = directory + "/" + entry.name
+        if entry.isDirectory {
+          directories.append(full)
+        } else if entry.name.hasSuffix(".lock") {
+          candidates.append(full)
+        }
+      }
     }
     var removed: [String] = []
     for path in candidates {
@@ -634,10 +649,14 @@ final class NoteHistory {
 
   /// Moves the current branch from `expected` to `target`, updating index and work tree without overwriting an
   /// edit. Returns the paths in the way when it could not (nothing was changed then), else an empty list.
-  func checkout(_ target: String, expected: String?, message: String) throws -> [String] {
+  func checkout(
+    _ target: String, expected: String?, message: String, onFileWritten: ((Int) -> Void)? = nil
+  ) throws -> [String] {
     let target = try objectID(target)
     let expected = try expected.map(objectID)
-    switch try mapped({ try git.checkoutSafely(target, expected: expected, message: message) }) {
+    switch try mapped({
+      try git.checkoutSafely(target, expected: expected, message: message, onFileWritten: onFileWritten)
+    }) {
     case .checkedOut: return []
     case .blocked(let paths): return paths
     }
