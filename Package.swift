@@ -116,10 +116,17 @@ let package = Package(
     // Linked without PIE in release builds: a position-independent nb makes the dynamic loader apply 95 000 relative
     // relocations (and copy the pages they touch) on every start, about 1 ms of the 4-6 ms a read-only command
     // takes. The shared libraries it loads keep their address randomisation.
+    // The C++ library (Foundation's ICU uses it) and libgcc are linked statically too: loading libstdc++.so.6 and
+    // libgcc_s.so.1 cost every start about 0.5 ms. Toolchain arguments name `-lstdc++` before anything a package
+    // adds, so `link/` comes first on the search path and holds a `libstdc++.so` that is a linker script naming the
+    // archive.
     .executableTarget(
-      name: "nb", dependencies: ["NBCLI"],
+      name: "nb", dependencies: ["NBCLI"], exclude: ["link"],
       linkerSettings: [
         .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release)),
+        .unsafeFlags(
+          ["-L", Context.packageDirectory + "/Sources/nb/link", "-Xclang-linker", "-static-libgcc"],
+          .when(platforms: [.linux], configuration: .release)),
         // Exports only the three mbedTLS functions CLibGit2/DeferredCertificates.c defines, so libgit2's calls bind to
         // them: the CA bundle is then parsed by the first TLS connection, not by every git_libgit2_init().
         .unsafeFlags(executableExports, .when(platforms: [.linux])),
