@@ -33,6 +33,27 @@ final class StatusSummaryTests: NoteRepositoryTestCase {
     XCTAssertEqual(try openAnother().status().warnings, listedWarnings(), file: file, line: line)
   }
 
+  /// Making the summary reads every note (seconds at 100 000 notes), so it reports its progress, ending done; the
+  /// status after it, answered from the kept summary, reports none.
+  func testMakingTheSummaryReportsProgressThroughEveryNote() throws {
+    for i in 0..<30 { try write("d\(i % 4)/n\(i).md", "---\ntitle: N\(i)\n---\nBody\n") }
+    try git.run("add", "-A")
+    try git.run("commit", "-q", "-m", "seed")
+    var reports: [(activity: String, done: Int, total: Int)] = []
+    repository.progress = { reports.append(($0, $1, $2)) }
+    _ = try repository.status()
+    XCTAssertEqual(Set(reports.map(\.activity)), ["Reading notes"])
+    XCTAssertEqual(Set(reports.map(\.total)), [30])
+    XCTAssertEqual(reports.first?.done, 0)
+    XCTAssertEqual(reports.last?.done, 30)
+    XCTAssertEqual(reports.map(\.done), reports.map(\.done).sorted())
+    XCTAssertEqual(reports.count, 5, "one report per directory and the last: \(reports.map(\.done))")
+    reports = []
+    _ = try repository.status()
+    XCTAssertEqual(reports.count, 0, "\(reports)")
+    repository.progress = nil
+  }
+
   func testAStatusWithoutTheNotesWarningsReadsNoNoteAndSaysTheRestTheSame() throws {
     try write("work/a.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: A\n---\nA\n")
     try write("work/b.md", "---\nid: 11111111-1111-4111-8111-111111111111\ntitle: B\n---\nB\n")

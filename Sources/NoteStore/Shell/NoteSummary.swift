@@ -445,7 +445,11 @@ extension NoteRepository {
     // An array, not a dictionary by path: a hundred thousand notes' dictionary held 12 MiB of empty slots.
     var notes: [(String, NoteSummary.Facts)] = []
     notes.reserveCapacity(tracked.count)
+    // Every note is read once (about 3 s at 100 000 notes, the first status after a clone or a deleted cache).
+    let total = byDirectory.values.reduce(0) { $0 + $1.count }
+    defer { progress?("Reading notes", total, total) }
     for (directory, paths) in byDirectory {
+      progress?("Reading notes", notes.count, total)
       let wanted = Set(paths).subtracting(dirty)
       var listed: [String: NoteSummary.Facts] = [:]
       if !wanted.isEmpty {
