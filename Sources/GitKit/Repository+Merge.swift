@@ -494,6 +494,13 @@ extension Repository {
     return plan
   }
 
+  /// The count of files a checkout's passes have written or removed so far, for its `onFileWritten`.
+  private final class CheckoutProgress {
+    let report: (Int) -> Void
+    var written = 0
+    init(_ report: @escaping (Int) -> Void) { self.report = report }
+  }
+
   /// One `git_checkout_tree` of `commit` limited to `paths` (nil: the whole tree) — GIT_CHECKOUT_SAFE: nothing is
   /// written when a file in the way holds an edit. Returns the paths that blocked it, else nil.
   ///
@@ -502,13 +509,6 @@ extension Repository {
   /// change per file; on ext4 with `discard` that cost ~1.3 ms a file, 1.3 s for a sync that brings a thousand
   /// notes, where writing over them in place cost 25 ms. A write stopped part-way leaves the new bytes' beginning
   /// followed by the old file's rest, which the sync's journal recognises as its own and rolls back.
-  /// The count of paths written so far by a checkout's passes, for its `onFileWritten`.
-  private final class CheckoutProgress {
-    let report: (Int) -> Void
-    var written = 0
-    init(_ report: @escaping (Int) -> Void) { self.report = report }
-  }
-
   private func checkoutPass(
     _ commit: OpaquePointer?, target: ObjectID, paths: [String]?, inPlace: Bool = false, dryRun: Bool = false,
     progress: CheckoutProgress? = nil
