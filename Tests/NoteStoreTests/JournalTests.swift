@@ -329,11 +329,11 @@ final class JournalTests: NoteRepositoryTestCase {
     try write(".git/index.lock", "held")
     let holder = try XCTUnwrap(FileHandle(forReadingAtPath: url(".git/index.lock").path))
     defer { try? holder.close() }
-    XCTAssertEqual(FileSystem.isOpenByAnyProcess(url(".git/index.lock").path), true)
+    XCTAssertEqual(FileSystem.isHeldOpen(url(".git/index.lock").path), true)
     XCTAssertThrowsError(try repository.save())
     XCTAssert(exists(".git/index.lock"))
     try holder.close()
-    XCTAssertEqual(FileSystem.isOpenByAnyProcess(url(".git/index.lock").path), false)
+    XCTAssertEqual(FileSystem.isHeldOpen(url(".git/index.lock").path), false)
   }
 }
 

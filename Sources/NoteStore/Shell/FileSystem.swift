@@ -135,7 +135,7 @@ enum FileSystem {
   }
 
   /// Whether a running process has `path` open: true or false where `/proc` tells (Linux), nil where nothing does.
-  static func isOpenByAnyProcess(_ path: String) -> Bool? {
+  static func isHeldOpen(_ path: String) -> Bool? {
     guard let target = realPath(path), FileManager.default.fileExists(atPath: "/proc/self/fd") else { return nil }
     for process in entries(of: "/proc") where process.isDirectory && process.name.allSatisfy(\.isNumber) {
       let fds = "/proc/\(process.name)/fd"

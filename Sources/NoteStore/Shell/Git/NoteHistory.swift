@@ -228,7 +228,7 @@ final class NoteHistory {
       // A second of slack: some file systems keep whole seconds.
       guard let info = FileSystem.lstatInfo(path), info.isRegular,
         Double(info.modifiedNanoseconds) / 1e9 >= since.timeIntervalSince1970 - 1,
-        FileSystem.isOpenByAnyProcess(path) != true
+        FileSystem.isHeldOpen(path) != true
       else { continue }
       if (try? FileSystem.remove(path)) != nil {
         removed.append(String(path.dropFirst(gitDirectory.path.count + 1)))
