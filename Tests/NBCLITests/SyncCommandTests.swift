@@ -98,7 +98,11 @@ final class SyncCommandTests: TwoDeviceTestCase {
       [.modificationDate: Date().addingTimeInterval(-60)], ofItemAtPath: refLock.path)
     let refused = try a.nb(["sync"])
     XCTAssertNotEqual(refused.status, 0)
-    XCTAssert(refused.stderr.contains("refs/remotes/origin/main.lock"), refused.stderr)
+    XCTAssert(
+      refused.stderr.contains(
+        "'\(refLock.path)' is locked, so the sync could not update it; a git command may be writing it: if none "
+          + "is, delete the lock file, then run 'nb sync' again"), refused.stderr)
+    XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
     XCTAssert(FileManager.default.fileExists(atPath: refLock.path), "a lock older than the killed holder was removed")
     XCTAssertFalse(FileManager.default.fileExists(atPath: a.root.appendingPathComponent(second.path).path))
 
@@ -115,6 +119,29 @@ final class SyncCommandTests: TwoDeviceTestCase {
     XCTAssertEqual(
       try String(contentsOf: lock, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "",
       "released, the repository lock names nobody")
+  }
+
+  /// A lock in the way in the remote (a bare repository on this machine, written in-process: a push killed there
+  /// leaves one, as a killed `git push` can) is named with what to do, and nothing is lost: once it is gone, the
+  /// same sync publishes the commit.
+  func testALockInTheRemoteIsNamedWithWhatToDo() throws {
+    try a.ok("init", a.root.path)
+    try a.ok("remote", "add", "origin", remoteURL())
+    try a.add("First", content: Self.threeLines)
+    try a.sync()
+    try a.add("Second", content: Self.threeLines)
+    let lock = bare.appendingPathComponent("refs/heads/main.lock")
+    try Data("0123".utf8).write(to: lock)
+    let refused = try a.nb(["sync"])
+    XCTAssertNotEqual(refused.status, 0)
+    XCTAssert(
+      refused.stderr.contains("origin refused refs/heads/main: '\(lock.path)' is locked; your commits are kept locally")
+        && refused.stderr.contains("if none is, delete the lock file, then run 'nb sync' again"), refused.stderr)
+    XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
+    XCTAssertNotEqual(try remoteBranches(), "refs/heads/main \(try a.head())\n")
+    try FileManager.default.removeItem(at: lock)
+    try a.sync()
+    XCTAssertEqual(try remoteBranches(), "refs/heads/main \(try a.head())\n")
   }
 
   /// A remote whose default branch is `master` (made with the git CLI): clones follow it, syncs merge and push to

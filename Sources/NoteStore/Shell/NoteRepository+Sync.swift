@@ -373,6 +373,11 @@ extension NoteRepository {
           }
           return finish(summary, options: options, listing: listing, before: before)
         case .refused(let reference, let message):
+          if let lock = NoteHistory.lockedFile(in: message) {
+            throw NoteStoreError.syncFailed(
+              "\(options.remote) refused \(reference): '\(lock)' is locked; your commits are kept locally"
+                + Self.mergedSoFar(summary) + "; " + NoteHistory.lockAdvice)
+          }
           throw NoteStoreError.syncFailed(
             "\(options.remote) refused \(reference): \(message); your commits are kept locally"
               + Self.mergedSoFar(summary))

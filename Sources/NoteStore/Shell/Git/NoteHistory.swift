@@ -126,9 +126,25 @@ final class NoteHistory {
         "\(remote): the TLS certificate of \(url) did not verify\(because); check the URL, or install the "
           + "server's certificate authority on this machine (or name its file in git's http.sslCAInfo), then retry")
     case .invalidRefspec, .other:
+      if let lock = lockedFile(in: reason) {
+        return .syncFailed("\(remote): '\(lock)' is locked, so the sync could not update it; " + lockAdvice)
+      }
       return .syncFailed("\(remote): talking to \(url) failed\(because)")
     }
   }
+
+  /// The lock file a libgit2 message says it could not take (`failed to lock file '…' for writing`): a ref's, here
+  /// or in a remote on this machine, held by a git command at work or left by one killed at work. nb removes the
+  /// locks a killed nb left in its own repository (``removeLocksAKilledCommandLeft(since:)``), never a remote's.
+  static func lockedFile(in message: String) -> String? {
+    guard let start = message.range(of: "failed to lock file '") else { return nil }
+    let rest = message[start.upperBound...]
+    guard let end = rest.firstIndex(of: "'") else { return nil }
+    return String(rest[..<end])
+  }
+
+  /// What to do about a lock ``lockedFile(in:)`` found.
+  static let lockAdvice = "a git command may be writing it: if none is, delete the lock file, then run 'nb sync' again"
 
   /// A remote URL that names a directory on this machine: a path or `file://`, not `host:path` or `scheme://`.
   private static func isLocalPath(_ url: String) -> Bool {
