@@ -33,8 +33,9 @@ enum FileSystem {
     var changedNanoseconds: Int64 = 0
   }
 
-  /// Writes this process's id over the start of the lock file `fd` (``writePadded(_:width:to:)``), for the message
-  /// a waiting process shows (it trims the padding).
+  /// Writes this process's id over the start of the owner file `fd` of the watch's change journal
+  /// (``writePadded(_:width:to:)``); readers trim the padding. The repository lock writes its own line
+  /// (``RepositoryLock``).
   static func writeLockHolder(_ fd: Int32) {
     _ = writePadded(String(getpid()), width: lockHolderWidth, to: fd)
   }

@@ -361,7 +361,7 @@ extension NoteRepository {
     if let time = begin.time,
       let removed = try? git.removeLocksAKilledCommandLeft(since: Date(timeIntervalSince1970: time)), !removed.isEmpty
     {
-      lockNote = "; removed the lock it left (\(removed.map { ".git/" + $0 }.joined(separator: ", ")))"
+      lockNote = "; removed the lock it left (\(removed.joined(separator: ", ")))"
     }
     if let checkout = entries.first(where: { $0.record.kind == .checkout })?.record {
       return try recoverInterruptedCheckout(checkout, begin: begin, description: description) + lockNote

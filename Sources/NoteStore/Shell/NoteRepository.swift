@@ -382,8 +382,7 @@ public final class NoteRepository {
       // Killed outside a transaction (a sync's fetch or push): only git's lock files can be left.
       let removed = (try? git.removeLocksAKilledCommandLeft(since: started)) ?? []
       if !removed.isEmpty {
-        let names = removed.map { ".git/" + $0 }.joined(separator: ", ")
-        notice?("nb: removed the git lock files a killed nb left (\(names))")
+        notice?("nb: removed the git lock files a killed nb left (\(removed.joined(separator: ", ")))")
       }
     }
     Phases.mark("recovery check")

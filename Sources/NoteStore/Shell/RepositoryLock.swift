@@ -69,7 +69,7 @@ final class RepositoryLock {
   }
 
   /// The holder a line names: its pid, and when it took the lock (absent from an older nb's line).
-  static func holder(in line: Substring) -> (pid: pid_t, started: Date?)? {
+  private static func holder(in line: Substring) -> (pid: pid_t, started: Date?)? {
     let fields = line.split(separator: " ")
     guard let first = fields.first, let pid = pid_t(first), pid > 0 else { return nil }
     let started = fields.count == 2 ? Double(fields[1]).map { Date(timeIntervalSince1970: $0) } : nil

@@ -219,7 +219,7 @@ final class NoteHistory {
   /// never removes a lock it did not take, so without this every later commit or sync would be refused. A lock
   /// counts as that process's only when it was made after `since` (when the killed process took the repository
   /// lock, or began its transaction) and no running process has it open, so a git command still at work keeps its
-  /// lock. Returns the names of the locks removed.
+  /// lock. Returns the locks removed, as `.git/<path>` for a message.
   func removeLocksAKilledCommandLeft(since: Date) -> [String] {
     var candidates = [indexLockPath]
     if let branch = git.currentBranch {
@@ -247,7 +247,7 @@ final class NoteHistory {
         FileSystem.isHeldOpen(path) != true
       else { continue }
       if (try? FileSystem.remove(path)) != nil {
-        removed.append(String(path.dropFirst(gitDirectory.path.count + 1)))
+        removed.append(".git/" + path.dropFirst(gitDirectory.path.count + 1))
       }
     }
     return removed
